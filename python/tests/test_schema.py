@@ -134,9 +134,10 @@ def test_metric_and_profile_enums_match_the_engine(scenario_schema, result_schem
         assert v.schema["$defs"]["metricNameThrottled"]["enum"] == memtwin.vmscan_throttled_metric_names()
         assert v.schema["$defs"]["metricNameLruGen"]["enum"] == memtwin.lru_gen_metric_names()
         assert v.schema["$defs"]["metricNameSched"]["enum"] == memtwin.sched_metric_names()
-        # tmpfs21: the engine's tmpfs huge-page metrics, then what the runners record beside them
+        # tmpfs21, tmpfs21b: the engine's tmpfs huge-page and swap-out metrics, then what the runners
+        # record beside them
         shmem = v.schema["$defs"]["metricNameShmem"]["enum"]
-        assert shmem[:6] == memtwin._memtwin.shmem_metric_names() and shmem[6:] == ["meminfo.Shmem_kB", "vmstat.thp_split_page"]
+        assert shmem[:9] == memtwin._memtwin.shmem_metric_names() and shmem[9:] == ["meminfo.Shmem_kB"]
     # a per-node metric of another node than 0 (engine: metrics.rs, node.{nid}.unreclaimable)
     for v in (scenario_schema, result_schema):
         name = {"$ref": "#/$defs/metricName", "$defs": v.schema["$defs"]}

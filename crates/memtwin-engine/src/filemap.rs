@@ -390,6 +390,39 @@ impl Kernel {
         Ok(page)
     }
 
+    /// The xarray store of a page that is charged and on its LRU already (tmpfs21b, shmem.rs:
+    /// `shmem_add_to_page_cache()` of a page read back from swap): the nodes the slot needs
+    /// are allocated without a memcg charge (the kernel's held the swap entry all along), a
+    /// shadow entry there is dropped, `nrpages` and `NR_FILE_PAGES` count the page.
+    pub(crate) fn filemap_insert_page_uncharged(&mut self, inode: InodeId, index: u32, page: PageId) {
+        let chunk = index >> XA_CHUNK_SHIFT;
+        let (need_chunk, need_zero) = self.xas_nomem(inode, index, MemcgId::NONE, false).expect("an uncharged node is always had");
+        let m = &mut self.mappings[inode.idx()];
+        if need_zero {
+            let n0 = m.node_mut(0).expect("a lone entry at index 0 has its range's node");
+            n0.slab = true;
+        }
+        let id = m.xa.create(chunk);
+        let (old, node) = m.xa.store_in(id, index, Slot::page(page));
+        m.nrpages += 1;
+        self.vmstat.nr_file_pages += 1;
+        node.pages += 1;
+        if need_chunk {
+            node.slab = true;
+        }
+        if old.as_shadow().is_some() {
+            node.shadows -= 1;
+            m.nrshadows -= 1;
+        }
+        if node.on_lru {
+            let memcg = self.pages[page].memcg;
+            self.workingset_update_node(inode, index, memcg);
+        }
+        for _ in 0..need_chunk as u32 + need_zero as u32 {
+            self.radix_tree_node_alloc();
+        }
+    }
+
     /// `filemap_add_folio()` of a large folio (`order` >= 1, from `page_cache_ra_order()`):
     /// allocate `1 << order` contiguous frames (`filemap_alloc_folio()`: readahead's
     /// `__GFP_NORETRY` request, which the engine serves from the free lists, waking kswapd,
@@ -1067,6 +1100,12 @@ impl Kernel {
                     }
                     p
                 }
+                None if self.shmem_swap_entry(inode, index).is_some() => {
+                    // shmem_get_folio(SGP_READ) meets a swap entry: shmem_swapin_folio()
+                    // (shmem.rs, tmpfs21b).
+                    self.io.misses += 1;
+                    self.shmem_swapin_folio(inode, index, memcg).ok_or(IoError::Oom)?
+                }
                 None if self.inodes[inode.idx()].is_shmem() => {
                     // shmem_file_read_iter(): a hole reads as zeroes (ZERO_PAGE), nothing is
                     // allocated or charged.
@@ -1215,6 +1254,12 @@ impl Kernel {
                         self.folio_attach_buffers(p);
                     }
                     p
+                }
+                // shmem_get_folio_gfp() meets a swap entry: shmem_swapin_folio() (shmem.rs,
+                // tmpfs21b); the page is written in place.
+                None if shmem && self.shmem_swap_entry(inode, index).is_some() => {
+                    self.io.misses += 1;
+                    self.shmem_swapin_folio(inode, index, memcg).ok_or(IoError::Oom)?
                 }
                 // A resumed call's first page is the one whose order-0 charge slept: 6.1
                 // shmem_get_folio_gfp() is past its huge attempt there (alloc_nohuge), so no

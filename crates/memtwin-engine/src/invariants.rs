@@ -376,6 +376,23 @@ impl Kernel {
             }
         }
         let named: u64 = self.vmas.iter().filter(|v| v.live).map(|v| v.swap.iter().filter(|&&s| s != crate::swapfile::NO_SLOT).count() as u64).sum();
+        // ...or by one tmpfs mapping's swap entry (shmem.rs), each slot once, and each tmpfs
+        // swap entry's slot in use, with no page in the mapping at its index.
+        let mut shmem_slots: Vec<u32> = self.shmem_stat.swapped.values().copied().collect();
+        shmem_slots.sort_unstable();
+        shmem_slots.dedup();
+        if shmem_slots.len() != self.shmem_stat.swapped.len() {
+            return Err("two tmpfs swap entries name one swap slot".to_string());
+        }
+        for (&(ino, index), &slot) in &self.shmem_stat.swapped {
+            if !self.swap.as_ref().is_some_and(|a| a.slot_in_use(slot)) {
+                return Err(format!("tmpfs inode {ino} index {index} names swap slot {slot}, which is free"));
+            }
+            if self.mappings[ino as usize].lookup(index).is_some() {
+                return Err(format!("tmpfs inode {ino} index {index} holds a page and a swap entry"));
+            }
+        }
+        let named = named + shmem_slots.len() as u64;
         let (_, inuse) = self.swap_usage();
         // Slots a swap slots cache holds (swap_slots.rs) at SWAP_HAS_CACHE alone are named by
         // no page table: each is in exactly one CPU's batch or slots_ret.

@@ -94,8 +94,9 @@ pub struct Snapshot {
     /// Global vmstat events.
     pub vm_events: [u64; NR_VM_EVENTS],
     /// tmpfs huge pages' vmstat events: `thp_file_alloc`, `thp_file_fallback`,
-    /// `thp_file_fallback_charge` (shmem.rs).
-    pub shmem: [u64; 3],
+    /// `thp_file_fallback_charge`, and reclaim's `thp_split_page`, `thp_swpout`,
+    /// `thp_swpout_fallback` of tmpfs folios (shmem.rs).
+    pub shmem: [u64; 6],
     /// memory.pressure totals of the memcg and of the machine (root), ns.
     pub psi: [Nanos; 4],
     /// zswap's event counters ([`ZSWAP_COUNTERS`] order), when the machine has zswap.
@@ -176,7 +177,14 @@ impl Snapshot {
                 _ => k.memcgs.events(memcg, crate::memcontrol::MemcgEvent::Max),
             },
             vm_events: k.vmstat.events,
-            shmem: [k.shmem_stat.thp_file_alloc, k.shmem_stat.thp_file_fallback, k.shmem_stat.thp_file_fallback_charge],
+            shmem: [
+                k.shmem_stat.thp_file_alloc,
+                k.shmem_stat.thp_file_fallback,
+                k.shmem_stat.thp_file_fallback_charge,
+                k.shmem_stat.thp_split_page,
+                k.shmem_stat.thp_swpout,
+                k.shmem_stat.thp_swpout_fallback,
+            ],
             zswap: zswap_counters(k, memcg),
             psi: {
                 let (m, r) = (k.memcgs.get(memcg).psi, k.memcgs.get(MemcgId::ROOT).psi);
@@ -320,6 +328,9 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
             (b.shmem[1] - a.shmem[1]) as f64,
             (b.shmem[2] - a.shmem[2]) as f64,
             (k.shmem_stat.nr_shmem_thps * PAGE_SIZE / 1024) as f64,
+            (b.shmem[3] - a.shmem[3]) as f64,
+            (b.shmem[4] - a.shmem[4]) as f64,
+            (b.shmem[5] - a.shmem[5]) as f64,
         ];
         m.extend(shmem_metric_names().into_iter().zip(values));
     }
@@ -465,9 +476,20 @@ pub const LATENCY_METRICS: [&str; 18] = [
 /// tmpfs huge pages (shmem.rs), in report order: a step reports them only where the scenario
 /// names a tmpfs mount's `huge=` or `[kernel] shmem_enabled` ([`crate::shmem::ShmemStat::report`]):
 /// memory.stat `shmem` and `shmem_thp`, /proc/vmstat's `thp_file_alloc`, `thp_file_fallback`,
-/// `thp_file_fallback_charge`, /proc/meminfo `ShmemHugePages`.
+/// `thp_file_fallback_charge`, /proc/meminfo `ShmemHugePages`, and reclaim's tmpfs
+/// `thp_split_page`, `thp_swpout`, `thp_swpout_fallback` (tmpfs21b).
 pub fn shmem_metric_names() -> Vec<String> {
-    ["memcg.shmem_bytes", "memcg.shmem_thp_bytes", "vmstat.thp_file_alloc", "vmstat.thp_file_fallback", "vmstat.thp_file_fallback_charge", "meminfo.ShmemHugePages_kB"]
+    [
+        "memcg.shmem_bytes",
+        "memcg.shmem_thp_bytes",
+        "vmstat.thp_file_alloc",
+        "vmstat.thp_file_fallback",
+        "vmstat.thp_file_fallback_charge",
+        "meminfo.ShmemHugePages_kB",
+        "vmstat.thp_split_page",
+        "vmstat.thp_swpout",
+        "vmstat.thp_swpout_fallback",
+    ]
         .map(String::from)
         .to_vec()
 }

@@ -929,11 +929,15 @@ pub struct LargeFolios {
     /// smaller order (`THP_ORDERS_ALL_FILE_DEFAULT`) are not modelled: linux-6.18 takes the
     /// PMD order or order 0.
     pub tmpfs: crate::shmem::TmpfsHuge,
+    /// What reclaim does with a large tmpfs folio: split it before `shmem_writepage()` (to
+    /// 6.11), or swap it out whole where the swap area gives contiguous slots (6.12+), shmem.rs
+    /// [`crate::shmem::ShmemSwapOut`].
+    pub shmem_swapout: crate::shmem::ShmemSwapOut,
 }
 
 impl LargeFolios {
     /// No file system has large folios (before 5.18).
-    pub const NONE: LargeFolios = LargeFolios { xfs: 0, ext4: 0, btrfs: 0, ra: RaOrder::MarkedPlus2, write: WriteOrder::Order0, tmpfs: crate::shmem::TmpfsHuge::Pmd };
+    pub const NONE: LargeFolios = LargeFolios { xfs: 0, ext4: 0, btrfs: 0, ra: RaOrder::MarkedPlus2, write: WriteOrder::Order0, tmpfs: crate::shmem::TmpfsHuge::Pmd, shmem_swapout: crate::shmem::ShmemSwapOut::Split };
 
     /// Whether any file system of the era has large folios.
     pub fn any(&self) -> bool {
@@ -1270,7 +1274,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         memcg_stats_ratelimited_reclaim: true,
         pcp_auto_tune: true,
         delay_dequeue: true,
-        large_folios: LargeFolios { write: WriteOrder::Sized, ..linux_6_6.large_folios },
+        large_folios: LargeFolios { write: WriteOrder::Sized, shmem_swapout: crate::shmem::ShmemSwapOut::WholeNonrot, ..linux_6_6.large_folios },
         lru_add_batch: crate::swap::PAGEVEC_SIZE_6_10,
         init_on_alloc: true,
         fallback_steal: FallbackSteal::ClaimSteal,
@@ -1421,7 +1425,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         wbt_swap_hiprio: true,
         wb_thresh_floor: true,
         reclaim_walk: ReclaimWalk::Shared,
-        large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ext4: MAX_PAGECACHE_ORDER, btrfs: 0, ra: RaOrder::FileOrder, write: WriteOrder::Sized, tmpfs: crate::shmem::TmpfsHuge::Pmd },
+        large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ext4: MAX_PAGECACHE_ORDER, btrfs: 0, ra: RaOrder::FileOrder, write: WriteOrder::Sized, tmpfs: crate::shmem::TmpfsHuge::Pmd, shmem_swapout: crate::shmem::ShmemSwapOut::WholeBlkdev },
         ra_enomem_stops: true,
         exec_ra_forward: true,
         ra_sync_miss_as_hit: false,

@@ -3,8 +3,19 @@
 //! whether a new page of a tmpfs file is a PMD-order folio (`shmem_is_huge()`), and the
 //! allocation that tries one and falls back to order 0 (`shmem_get_folio_gfp()`,
 //! `shmem_alloc_and_acct_folio()`, `shmem_alloc_hugefolio()`, `shmem_add_to_page_cache()`).
+//!
+//! Swap-out and swap-in of tmpfs pages (tmpfs21b): reclaim of a tmpfs folio on the anon
+//! inactive list (`shrink_folio_list()` -> `pageout()` -> `shmem_writepage()`), which moves it
+//! from the page cache to the swap cache and writes it (`folio_alloc_swap()`,
+//! `add_to_swap_cache()`, `shmem_delete_from_page_cache()`, `swap_writepage()`), a large folio
+//! split first (6.1-6.11) or, from 6.12, written whole where the swap area gives it contiguous
+//! slots ([`ShmemSwapOut`]); and a read or write that meets the swap entry
+//! (`shmem_swapin_folio()`). The mapping's swap entries are [`ShmemStat::swapped`].
 
 use crate::kernel::Kernel;
+use crate::mm_types::pg;
+use crate::mmzone::LruList;
+use crate::swapfile::SWAPPER;
 use crate::types::{InodeId, MemcgId, PageId};
 
 /// `HPAGE_PMD_ORDER`: the order of a tmpfs huge folio (2 MiB of 4 KiB pages).
@@ -89,6 +100,57 @@ pub struct ShmemStat {
     /// had (`xas_nomem()` failed: 6.1 `shmem_add_to_page_cache()` returns the xas error and
     /// counts nothing; read and cleared by [`Kernel::shmem_alloc_huge_folio`]).
     pub xa_failed: bool,
+    /// `THP_SPLIT_PAGE` of tmpfs huge pages split by reclaim (6.1 `shrink_folio_list()`'s
+    /// "Split shmem folio", 6.12+ `shmem_writepage()`'s `try_split`). Other splits (truncation,
+    /// the engine's own before single-page paths) are not counted.
+    pub thp_split_page: u64,
+    /// `THP_SWPOUT`: tmpfs huge pages written to swap whole (`swap_writepage()` ->
+    /// `count_swpout_vm_event()`, 6.12+).
+    pub thp_swpout: u64,
+    /// `THP_SWPOUT_FALLBACK` of tmpfs folios: 0 in every modelled era (6.12's `shmem_writepage()`
+    /// splits a folio that got no contiguous slots without counting it; the count in
+    /// `shrink_folio_list()` is the anonymous path's). Reported so a recording can show it.
+    pub thp_swpout_fallback: u64,
+    /// The swap entries tmpfs mappings hold (`swp_to_radix_entry()` in `i_pages` after
+    /// `shmem_delete_from_page_cache()`), by (inode, index): the slot. The engine keeps them
+    /// beside the xarray: the mapping's node is freed when its last page leaves (the kernel's
+    /// holds the value entries, and its slab charge, until they are freed).
+    pub swapped: std::collections::BTreeMap<(u32, u32), u32>,
+}
+
+/// What reclaim does with a large tmpfs folio (`KernelProfile::large_folios.shmem_swapout`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShmemSwapOut {
+    /// 6.1-6.11: `shrink_folio_list()` splits any large swap-backed folio that is not
+    /// anonymous before `pageout()` ("Split shmem folio": `split_folio_to_list()` onto the
+    /// list being reclaimed, `THP_SPLIT_PAGE`), and `shmem_writepage()` swaps base pages out.
+    Split,
+    /// 6.12-6.13 (809bc86517cc "mm: shmem: support large folio swap out", Baolin Wang):
+    /// `shmem_writepage()` swaps a large folio out whole when `folio_alloc_swap()` gets
+    /// `1 << order` contiguous slots (`THP_SWPOUT`), which 6.12's `scan_swap_map_slots()` gives
+    /// only on a block device with clusters (`SWP_BLKDEV` and `cluster_info`, set up for a
+    /// non-rotational device: `SWP_SOLIDSTATE`); otherwise, or when the folio crosses `i_size`,
+    /// it splits (`try_split`, `split_huge_page_to_list_to_order(page, wbc->list, 0)`) and
+    /// swaps the base pages. Swap-in is order 0 (`shmem_split_large_entry()`).
+    WholeNonrot,
+    /// 6.14+: as [`ShmemSwapOut::WholeNonrot`], large slots on any block device
+    /// (`cluster_alloc_swap_entry()`: "if (order && !(si->flags & SWP_BLKDEV)) return 0", the
+    /// HDD path using clusters too); never on a swap file.
+    WholeBlkdev,
+}
+
+/// What [`Kernel::shrink_shmem_folio`] did with a tmpfs folio reclaim isolated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ShmemReclaim {
+    /// Pages scanned beyond the folio's LRU entry (`isolate_lru_folios()` counts a large
+    /// folio's every page; a split folio's tails make their own pass).
+    pub extra_scanned: u64,
+    /// Pages written out (`nr_pageout`).
+    pub pageout: u64,
+    /// Pages activated (`activate_locked`: no slot, or the write refused).
+    pub activate: u64,
+    /// Pages freed in this pass (zswap took them: clean at once).
+    pub reclaimed: u64,
 }
 
 /// Which tmpfs mounts' `huge=` an era has (`KernelProfile::large_folios.tmpfs`).
@@ -145,7 +207,8 @@ impl Kernel {
     pub fn shmem_alloc_huge_folio(&mut self, inode: InodeId, index: u32, memcg: MemcgId) -> Option<PageId> {
         let hindex = index & !(HPAGE_PMD_NR - 1);
         let m = &self.mappings[inode.idx()];
-        if m.next_entry(hindex, hindex + HPAGE_PMD_NR - 1).is_some() {
+        // xa_find(XA_PRESENT) finds a swap entry too (tmpfs21b).
+        if m.next_entry(hindex, hindex + HPAGE_PMD_NR - 1).is_some() || self.shmem_swap_in_range(inode, hindex, hindex + HPAGE_PMD_NR - 1) {
             return None;
         }
         self.shmem_stat.charge_failed = false;
@@ -178,6 +241,324 @@ impl Kernel {
         let memcg = self.pages[head].memcg;
         if memcg != MemcgId::NONE {
             self.memcgs.memcgs[memcg.idx()].nr_shmem_thps -= n;
+        }
+    }
+
+    /// `shrink_folio_list()` of the tmpfs folio `p` (swap-backed, not anonymous) that
+    /// [`Kernel::shrink_inactive_anon`] took off lruvec `v`'s inactive list, reclaiming for
+    /// `target` (mm/vmscan.c, 6.1; 6.12 read for the whole swap-out): `folio_check_references()`
+    /// returns `FOLIOREF_RECLAIM` for an unmapped tmpfs folio whatever its `PG_referenced`
+    /// (cleared: "if (referenced_folio && folio_is_file_lru(folio)) return
+    /// FOLIOREF_RECLAIM_CLEAN" is the file LRU's), and it is dirty (written by `write()`), so
+    /// `pageout()` calls `shmem_writepage()` ([`Kernel::shmem_writepage`]) with `PG_reclaim` set.
+    /// A large folio is split or written whole per [`ShmemSwapOut`]. A page that got no slot
+    /// (swap full, memory.swap.max) is activated (`AOP_WRITEPAGE_ACTIVATE` -> `PAGE_ACTIVATE`);
+    /// one under its swap write goes back to the inactive list (`keep`), to be freed when
+    /// reclaim meets it clean (`__remove_mapping()` of a swap-cache folio); one zswap took is
+    /// freed now. A mapped tmpfs page (no scenario maps one) is activated, its unmap not
+    /// modelled.
+    pub(crate) fn shrink_shmem_folio(&mut self, p: PageId, v: usize, target: MemcgId) -> ShmemReclaim {
+        let mut r = ShmemReclaim::default();
+        // Taken from the inactive list: PG_active is clear (a caller that took it elsewhere,
+        // a unit test, deactivates it here).
+        self.pages[p].flags &= !(pg::REFERENCED | pg::ACTIVE);
+        let nr = self.pages.folio_nr_pages(p);
+        // isolate_lru_folios(): "scan += nr_pages", the folio's every page scanned.
+        r.extra_scanned = nr - 1;
+        if self.pages[p].mapcount > 0 || self.swap.is_none() {
+            self.pages[p].flags |= pg::ACTIVE;
+            self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveAnon);
+            r.activate += nr;
+            return r;
+        }
+        if nr > 1 {
+            if self.profile.large_folios.shmem_swapout != ShmemSwapOut::Split && self.shmem_swapout_whole(p) {
+                r.pageout += nr;
+                for i in 0..nr as u32 {
+                    let q = PageId(p.0 + i);
+                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, q, LruList::InactiveAnon);
+                }
+                return r;
+            }
+            // 6.1: split_folio_to_list() in shrink_folio_list(); 6.12: shmem_writepage()'s
+            // try_split. Either way THP_SPLIT_PAGE, the tails on the list being reclaimed,
+            // each making its own pass (nr_scanned: the folio's nr less the head's).
+            self.shmem_stat.thp_split_page += 1;
+            self.split_folio(p);
+        }
+        // The pages under their swap write stay isolated until the batch is put back
+        // (shrink_inactive_list()'s move_folios_to_lru() after shrink_folio_list()): a write
+        // the plug dispatched meanwhile (blk_add_rq_to_plug()'s flush) and that completed ends
+        // with the page off the LRU, so folio_end_writeback() clears PG_reclaim without
+        // folio_rotate_reclaimable() (which needs folio_test_lru()), and the page goes back to
+        // the inactive head, not its tail.
+        let mut kept = 0u32;
+        for i in 0..nr as u32 {
+            let q = PageId(p.0 + i);
+            if i > 0 {
+                self.cpu(self.cost.scan_page);
+                self.pages[q].flags &= !pg::REFERENCED;
+            }
+            match self.shmem_writepage(q) {
+                Some(true) if nr > 1 => {
+                    r.pageout += 1;
+                    kept += 1;
+                }
+                Some(true) => {
+                    r.pageout += 1;
+                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, q, LruList::InactiveAnon);
+                }
+                Some(false) => {
+                    // zswap took it (swap_writepage(): writeback started and ended): clean in
+                    // the swap cache, freed in this pass.
+                    r.pageout += 1;
+                    r.reclaimed += self.free_swapped_page_shadow(q, Some(target));
+                }
+                None => {
+                    self.pages[q].flags |= pg::ACTIVE;
+                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, q, LruList::ActiveAnon);
+                    r.activate += 1;
+                }
+            }
+        }
+        if kept > 0 {
+            self.shmem_putback_written(p, nr as u32, v);
+        }
+        r
+    }
+
+    /// The put-back of the pages of split tmpfs folio `head..head + nr` that reclaim wrote:
+    /// the swap writes completed by now end off the LRU (`folio_end_writeback()`:
+    /// `PG_reclaim` cleared, no rotation), then each written page goes to the inactive list
+    /// (a completion after this rotates it as usual).
+    fn shmem_putback_written(&mut self, head: PageId, nr: u32, v: usize) {
+        self.swap_end_io();
+        for i in 0..nr {
+            let q = PageId(head.0 + i);
+            let f = self.pages[q].flags;
+            if f & pg::LRU != 0 || f & pg::SWAPCACHE == 0 || self.pages[q].mapping != SWAPPER || self.folio_in_lru_batch(q) {
+                continue;
+            }
+            if f & pg::WRITEBACK == 0 {
+                self.pages[q].flags &= !pg::RECLAIM;
+            }
+            self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, q, LruList::InactiveAnon);
+        }
+    }
+
+    /// Whether the area can take a large tmpfs folio whole ([`ShmemSwapOut`]): a block
+    /// device (`SWP_BLKDEV`), non-rotational on 6.12-6.13 (`cluster_info`).
+    fn shmem_swap_large_ok(&self) -> bool {
+        let Some(a) = self.swap.as_ref() else { return false };
+        match self.profile.large_folios.shmem_swapout {
+            ShmemSwapOut::Split => false,
+            ShmemSwapOut::WholeNonrot => a.blkdev && a.solidstate,
+            ShmemSwapOut::WholeBlkdev => a.blkdev,
+        }
+    }
+
+    /// 6.12+ `shmem_writepage()` of the large tmpfs folio `head` whole: a folio within
+    /// `i_size` (one crossing it splits: "shrinkage of pages beyond i_size does not split
+    /// swap") gets `1 << order` contiguous slots (`folio_alloc_swap()` -> `get_swap_pages(1,
+    /// &entry, order)`, no slots cache; `mem_cgroup_try_charge_swap()` of them all on v2), goes
+    /// to the swap cache (`shmem_delete_from_page_cache()`: `NR_SHMEM_THPS`, `NR_SHMEM`,
+    /// `NR_FILE_PAGES` less `nr`) and is written as one request (`THP_SWPOUT`, `pswpout` `nr`).
+    /// The engine holds the swap-cache folio as `nr` base pages (an unmapped swap-cache page is
+    /// order 0 in the engine), each under the write, freed as reclaim meets them. zswap is not
+    /// asked (6.12's `zswap_store()` refuses a large folio; 6.13+'s stores it: not modelled).
+    /// False: no contiguous slots (or the charge failed); the caller splits.
+    fn shmem_swapout_whole(&mut self, head: PageId) -> bool {
+        if !self.shmem_swap_large_ok() {
+            return false;
+        }
+        let nr = self.pages.folio_nr_pages(head);
+        let (inode, index) = (self.pages[head].mapping, self.pages[head].index);
+        let isize_pages = self.inodes[inode.idx()].size.div_ceil(crate::types::PAGE_SIZE);
+        if isize_pages > index as u64 && isize_pages < index as u64 + nr {
+            return false;
+        }
+        let memcg = self.pages[head].memcg;
+        let Some(slot) = self.folio_alloc_swap(nr, memcg) else { return false };
+        if self.memcgs.version == crate::memcontrol::CgroupVersion::V2 && memcg != MemcgId::NONE {
+            if let Some(over) = self.memcgs.try_charge_swap(memcg, nr) {
+                self.put_swap_folio(slot, nr);
+                self.memcg_memory_event(over, crate::memcontrol::MemcgEvent::SwapMax);
+                self.memcg_memory_event(memcg, crate::memcontrol::MemcgEvent::SwapFail);
+                return false;
+            }
+        }
+        // The folio stays whole in the kernel; the engine's swap cache holds base pages. The
+        // split here is no THP_SPLIT_PAGE; its NR_SHMEM_THPS is shmem_update_stats(-nr)'s.
+        self.split_folio(head);
+        self.shmem_stat.thp_swpout += 1;
+        for i in 0..nr as u32 {
+            let q = PageId(head.0 + i);
+            self.shmem_delete_from_page_cache(q, slot + i);
+            self.swap_submit_write(q, slot + i, 1);
+        }
+        true
+    }
+
+    /// `shmem_writepage()` (mm/shmem.c, 6.1) of the order-0 tmpfs page `p`: redirtied
+    /// (`None`: `AOP_WRITEPAGE_ACTIVATE`) without a swap area or when `folio_alloc_swap()`
+    /// gets no slot (swap full, or v2's `mem_cgroup_try_charge_swap()` over memory.swap.max:
+    /// memory.swap.events `max` and `fail`); else the page moves to the swap cache
+    /// ([`Kernel::shmem_delete_from_page_cache`]) and `swap_writepage()` stores it in zswap
+    /// (`Some(false)`: clean, not under writeback) or submits its write (`Some(true)`:
+    /// `PG_writeback` and `PG_reclaim`, pswpout). memory.zswap.writeback 0 (6.8+) redirties it
+    /// in the swap cache (`None`).
+    pub fn shmem_writepage(&mut self, p: PageId) -> Option<bool> {
+        self.swap.as_ref()?;
+        let memcg = self.pages[p].memcg;
+        let slot = self.folio_alloc_swap(1, memcg)?;
+        if self.memcgs.version == crate::memcontrol::CgroupVersion::V2 && memcg != MemcgId::NONE {
+            if let Some(over) = self.memcgs.try_charge_swap(memcg, 1) {
+                self.put_swap_folio(slot, 1);
+                self.memcg_memory_event(over, crate::memcontrol::MemcgEvent::SwapMax);
+                self.memcg_memory_event(memcg, crate::memcontrol::MemcgEvent::SwapFail);
+                return None;
+            }
+        }
+        self.shmem_delete_from_page_cache(p, slot);
+        if self.zswap_store_unmapped(p, slot) {
+            return Some(false);
+        }
+        if !self.mem_cgroup_zswap_writeback_enabled(memcg) {
+            self.pages[p].flags |= pg::DIRTY;
+            return None;
+        }
+        self.swap_submit_write(p, slot, 1);
+        Some(true)
+    }
+
+    /// `add_to_swap_cache()` + `shmem_delete_from_page_cache()` (mm/shmem.c, 6.1) of the
+    /// order-0 tmpfs page `p` given swap slot `slot`: the mapping's slot takes the swap entry
+    /// ([`ShmemStat::swapped`]), the page leaves the page cache (`NR_FILE_PAGES` and
+    /// `NR_SHMEM` less one; memory.stat `shmem` and `file`) for the swap cache, unmapped, as
+    /// an anonymous page reclaim unmapped is (`SWAPPER` at its slot: memory.stat `file` counts
+    /// the kernel's swap cache as `NR_FILE_PAGES`, the engine's metric does not, as for
+    /// anonymous swap-cache pages).
+    pub(crate) fn shmem_delete_from_page_cache(&mut self, p: PageId, slot: u32) {
+        let (inode, index) = (self.pages[p].mapping, self.pages[p].index);
+        self.filemap_remove_folio(p, None);
+        let memcg = self.pages[p].memcg;
+        if memcg != MemcgId::NONE {
+            let m = &mut self.memcgs.memcgs[memcg.idx()];
+            m.nr_file -= 1;
+            m.nr_shmem -= 1;
+            m.nr_swapcache += 1;
+            self.memcgs.wb_updated(memcg);
+        }
+        self.vmstat.nr_swapcache_unmapped += 1;
+        let page = &mut self.pages[p];
+        page.mapping = SWAPPER;
+        page.index = slot;
+        page.flags |= pg::ANON | pg::SWAPCACHE;
+        let v2 = self.memcgs.version == crate::memcontrol::CgroupVersion::V2 && memcg != MemcgId::NONE;
+        let area = self.swap.as_mut().expect("a slot implies a swap area");
+        area.cache_set(slot, p);
+        if v2 {
+            area.set_charged(slot, true);
+        }
+        self.shmem_stat.swapped.insert((inode.0, index), slot);
+    }
+
+    /// The swap entry tmpfs file `inode` holds at `index`, if any.
+    #[inline]
+    pub fn shmem_swap_entry(&self, inode: InodeId, index: u32) -> Option<u32> {
+        if self.shmem_stat.swapped.is_empty() {
+            return None;
+        }
+        self.shmem_stat.swapped.get(&(inode.0, index)).copied()
+    }
+
+    /// Whether tmpfs file `inode` holds a swap entry in `first..=last`.
+    pub fn shmem_swap_in_range(&self, inode: InodeId, first: u32, last: u32) -> bool {
+        !self.shmem_stat.swapped.is_empty() && self.shmem_stat.swapped.range((inode.0, first)..=(inode.0, last)).next().is_some()
+    }
+
+    /// `shmem_swapin_folio()` (mm/shmem.c, 6.1) of page `index` of tmpfs file `inode`, whose
+    /// mapping holds a swap entry there, for a `read()` or `write()` by a task in `memcg`
+    /// (no fault: no `PGMAJFAULT`): the swap cache is looked up (`swap_cache_get_folio(swap,
+    /// NULL, 0)`: a readahead page counts `swap_ra_hit` and the area's readahead hits); a miss
+    /// reads around the slot (`shmem_swapin()` -> `swap_cluster_readahead()` in every era the
+    /// engine has: shmem has no VMA for VMA-based readahead), each page charged to the memcg
+    /// its slot records. The task waits for the page's read (`folio_lock()`: a workingset
+    /// page's wait is thrashing) and for a swap write still in flight
+    /// (`folio_wait_writeback()`), then `shmem_add_to_page_cache()` puts it back in the mapping
+    /// (`NR_FILE_PAGES`, `NR_SHMEM`; the page already charged, `mem_cgroup_swapin_charge_folio()`),
+    /// `delete_from_swap_cache()` and `swap_free()` free the slot (its swap charge). The page
+    /// stays on the anon LRU list it was read to. The xarray node the entry needs is not
+    /// charged (the kernel's node held the entry all along). Returns the page, or `None` when
+    /// no memory could be had.
+    pub fn shmem_swapin_folio(&mut self, inode: InodeId, index: u32, memcg: MemcgId) -> Option<PageId> {
+        let slot = self.shmem_swap_entry(inode, index)?;
+        let nid = self.cur_nid;
+        let mut pfn = self.swap.as_ref().expect("a swap entry implies a swap area").cache_get(slot);
+        if pfn != PageId::NIL {
+            if self.pages[pfn].test(pg::READAHEAD) {
+                self.pages[pfn].flags &= !pg::READAHEAD;
+                self.vmstat.count(crate::vmstat::VmEvent::SwapRaHit, 1);
+                self.swap_ra_hit_novma();
+            }
+        } else {
+            self.swap_cluster_readahead_at(slot, nid, memcg);
+            pfn = self.swap.as_ref().expect("swap area").cache_get(slot);
+            if pfn == PageId::NIL {
+                return None;
+            }
+        }
+        if let Some(&done) = self.wb_done.get(pfn.idx()) {
+            if done > self.now {
+                if self.pages[pfn].test(pg::WRITEBACK) {
+                    // folio_wait_writeback(): the swap-out still in flight.
+                    self.wait_until(done);
+                    self.swap_end_io();
+                } else if self.pages[pfn].test(pg::WORKINGSET) {
+                    self.stalled(crate::delayacct::StallKind::Thrashing, |k| k.wait_until(done));
+                } else {
+                    self.wait_until(done);
+                }
+            }
+        }
+        debug_assert!(self.pages[pfn].mapping == SWAPPER && self.pages[pfn].index == slot);
+        self.shmem_add_to_page_cache_swapin(pfn, inode, index);
+        self.swap.as_mut().expect("swap area").cache_set(slot, PageId::NIL);
+        self.shmem_stat.swapped.remove(&(inode.0, index));
+        self.swap_free(slot);
+        Some(pfn)
+    }
+
+    /// `shmem_add_to_page_cache()` of swap-cache page `p` at `index` of `inode` and its
+    /// `delete_from_swap_cache()` (the caller frees the slot): the page is a tmpfs page again.
+    fn shmem_add_to_page_cache_swapin(&mut self, p: PageId, inode: InodeId, index: u32) {
+        let memcg = self.pages[p].memcg;
+        self.vmstat.nr_swapcache_unmapped -= 1;
+        if memcg != MemcgId::NONE {
+            let m = &mut self.memcgs.memcgs[memcg.idx()];
+            m.nr_swapcache -= 1;
+            m.nr_file += 1;
+            m.nr_shmem += 1;
+            self.memcgs.wb_updated(memcg);
+        }
+        let page = &mut self.pages[p];
+        page.mapping = inode;
+        page.index = index;
+        page.flags &= !(pg::ANON | pg::SWAPCACHE | pg::READAHEAD | pg::DIRTY);
+        self.filemap_insert_page_uncharged(inode, index, p);
+    }
+
+    /// `shmem_undo_range()`'s `shmem_free_swap()` of every swap entry tmpfs file `inode`
+    /// holds (truncation to 0, unlink): `free_swap_and_cache()`, a page the swap cache holds
+    /// for the slot going with it.
+    pub fn shmem_free_swap_all(&mut self, inode: InodeId) {
+        if self.shmem_stat.swapped.is_empty() {
+            return;
+        }
+        let keys: Vec<(u32, u32)> = self.shmem_stat.swapped.range((inode.0, 0)..=(inode.0, u32::MAX)).map(|(k, _)| *k).collect();
+        for k in keys {
+            let slot = self.shmem_stat.swapped.remove(&k).expect("listed");
+            self.swap_free(slot);
         }
     }
 

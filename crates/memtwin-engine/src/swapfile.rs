@@ -76,6 +76,10 @@ pub struct SwapArea {
     /// `SWP_SOLIDSTATE`: the area's device is not rotational (`bdev_nonrot()`); with no
     /// rotational area (`nr_rotate_swap` 0) swap-in reads ahead by virtual address.
     pub solidstate: bool,
+    /// `SWP_BLKDEV`: the area is a block device (the QEMU guest's /dev/vdb), not a swap file
+    /// on a file system (the host runner's); only a block device gives a large folio
+    /// contiguous slots from 6.12 (shmem.rs [`crate::shmem::ShmemSwapOut`]).
+    pub blkdev: bool,
 }
 
 /// No shadow entry in a swap-cache slot.
@@ -137,7 +141,7 @@ impl SwapArea {
     /// (`mkswap` + `swapon`).
     pub fn new(dev: DevId, base: u64, slots: u64) -> SwapArea {
         let max = slots.max(1);
-        SwapArea { dev, base, max, pages: max - 1, inuse: 0, used: vec![], held: vec![], memcg: vec![], charged: vec![], cluster_next: 1, cluster_nr: SWAPFILE_CLUSTER - 1, lowest_bit: 1, cache: vec![], shadow: vec![], ra_prev_offset: 0, ra_hits: SWAP_RA_INIT_HITS as u64, ra_last: 0, solidstate: false }
+        SwapArea { dev, base, max, pages: max - 1, inuse: 0, used: vec![], held: vec![], memcg: vec![], charged: vec![], cluster_next: 1, cluster_nr: SWAPFILE_CLUSTER - 1, lowest_bit: 1, cache: vec![], shadow: vec![], ra_prev_offset: 0, ra_hits: SWAP_RA_INIT_HITS as u64, ra_last: 0, solidstate: false, blkdev: true }
     }
 
     #[inline]
@@ -937,6 +941,26 @@ impl Kernel {
             self.update_rotated(lv, false, 1);
         }
         Some(pfn)
+    }
+
+    /// A swap-in of `slot` by a task in `memcg` that found nothing in the swap cache, with no
+    /// VMA (`shmem_swapin()` -> `swap_cluster_readahead()`, mm/swap_state.c 6.1): the window
+    /// around the slot, then the slot alone when the window did not leave it cached (as
+    /// [`Kernel::do_swap_page`] does).
+    pub(crate) fn swap_cluster_readahead_at(&mut self, slot: u32, nid: u32, memcg: MemcgId) {
+        self.swap_cluster_readahead(slot, nid, memcg);
+        if self.swap.as_ref().expect("swap area").cache_get(slot) == PageId::NIL && self.read_swap_cache_async(slot, false, nid, memcg) {
+            let p = self.swap.as_ref().expect("swap area").cache_get(slot);
+            if !self.zswap_load(slot, p) {
+                self.swap_readpages((slot as u64, slot as u64));
+            }
+        }
+    }
+
+    /// A swap-cache readahead hit outside a fault's VMA (`swap_cache_get_folio(entry, NULL,
+    /// 0)`: `swapin_readahead_hits` counts it).
+    pub(crate) fn swap_ra_hit_novma(&mut self) {
+        self.swap.as_mut().expect("swap area").ra_hits += 1;
     }
 
     /// `folio_free_swap()` of swap-cache page `p`: only a base page a page table maps (a

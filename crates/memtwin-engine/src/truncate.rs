@@ -35,6 +35,8 @@ impl Kernel {
             dropped += self.pages.folio_nr_pages(p);
             self.delete_from_page_cache(p);
         }
+        // shmem_undo_range(): a tmpfs file's swap entries go too (shmem_free_swap(), shmem.rs).
+        self.shmem_free_swap_all(inode);
         dropped
     }
 

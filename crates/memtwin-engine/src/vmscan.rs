@@ -1558,11 +1558,21 @@ impl Kernel {
         let start = self.now;
         self.lru_add_drain();
         let (mut moved, mut scanned, mut rotated) = (0, 0, 0);
-        for _ in 0..nr {
+        // isolate_lru_folios() counts a folio's pages against nr_to_scan: a large tmpfs folio
+        // fills the batch (tmpfs21b; the engine's anonymous huge pages are still taken one
+        // entry a page).
+        let mut shmem_extra = 0u64;
+        for taken in 0..nr {
+            if taken + shmem_extra >= nr {
+                break;
+            }
             let Some(p) = self.lruvecs[v].tail(LruList::ActiveAnon) else { break };
             self.cpu(self.cost.scan_page);
             self.lruvecs[v].del(&mut self.pages, &mut self.lru_stats, p);
             let n = if self.pages[p].test(pg::HEAD) { crate::page_alloc::PAGEBLOCK_NR } else { 1 };
+            if self.pages[p].flags & (pg::ANON | pg::SWAPBACKED) == pg::SWAPBACKED {
+                shmem_extra += self.pages.folio_nr_pages(p) - 1;
+            }
             scanned += n;
             if self.anon_referenced(p) {
                 rotated += n;
@@ -1620,9 +1630,9 @@ impl Kernel {
     /// (`folio_references()`: one young PTE keeps it for another trip with `PG_referenced`
     /// set, a second reference activates it); one to reclaim is freed when it is a clean
     /// swap-cache page, else written to swap (`add_to_swap()` + `pageout()`), or activated
-    /// when it gets no slot (swap full, or memory.swap.max: `activate_locked`). A tmpfs page
-    /// (swap-backed page cache, on the anon lists too) is activated: its swap-out
-    /// (`shmem_writepage()`, page cache to swap cache) is not modelled. The pages written
+    /// when it gets no slot (swap full, or memory.swap.max: `activate_locked`). A tmpfs folio
+    /// (swap-backed page cache, on the anon lists too) goes to swap through
+    /// `shmem_writepage()` ([`Kernel::shrink_shmem_folio`], shmem.rs). The pages written
     /// out are the batch's anon cost (`lru_note_cost(lruvec, 0, stat.nr_pageout)`, 5.8+).
     pub(crate) fn shrink_inactive_anon(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &mut ScanControl) -> u64 {
         let checked = match self.shrink_inactive_throttle((v % self.nr_nodes as usize) as u32, false, sc) {
@@ -1637,7 +1647,14 @@ impl Kernel {
         // completion interrupts, `end_swap_bio_write()`, ran while reclaim went on), and the
         // pages reclaim marked are at the inactive tail.
         self.swap_end_io();
-        for _ in 0..nr {
+        // isolate_lru_folios() counts a folio's pages against nr_to_scan ("scan += nr_pages"):
+        // a large tmpfs folio at the tail fills the batch (the engine's anonymous huge pages
+        // are still taken one entry a page).
+        let mut shmem_extra = 0u64;
+        for taken in 0..nr {
+            if taken + shmem_extra >= nr {
+                break;
+            }
             let Some(p) = self.lruvecs[v].tail(LruList::InactiveAnon) else { break };
             self.lruvecs[v].del(&mut self.pages, &mut self.lru_stats, p);
             scanned += 1;
@@ -1688,6 +1705,16 @@ impl Kernel {
             if self.swap_read_pending(p) {
                 // Read by swap readahead and still locked for its I/O.
                 self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveAnon);
+                continue;
+            }
+            if self.pages[p].flags & (pg::ANON | pg::SWAPBACKED) == pg::SWAPBACKED {
+                // A tmpfs folio: pageout() -> shmem_writepage() (shmem.rs, tmpfs21b).
+                let r = self.shrink_shmem_folio(p, v, sc.target);
+                scanned += r.extra_scanned;
+                shmem_extra += r.extra_scanned;
+                nr_pageout += r.pageout;
+                nr_activate += r.activate;
+                reclaimed += r.reclaimed;
                 continue;
             }
             let n = if self.pages[p].test(pg::HEAD) { crate::page_alloc::PAGEBLOCK_NR } else { 1 };

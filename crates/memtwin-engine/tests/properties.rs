@@ -508,6 +508,99 @@ proptest! {
     }
 }
 
+/// tmpfs swap-out and swap-in (tmpfs21b, mm/shmem.c `shmem_writepage()` and
+/// `shmem_swapin_folio()`, mm/vmscan.c `shrink_folio_list()`): the tmpfs scenarios above with
+/// swap on every machine, on linux-6.1 (a large tmpfs folio split before it goes to swap),
+/// linux-6.12 (whole where the swap device is not rotational) and linux-6.18 (whole on any
+/// block device), each tmpfs file written (huge folios and base pages mixed) and read back
+/// twice, no other op touching it. After every step the invariants hold (every swap slot in
+/// use named once: by a page table, a slots cache or a tmpfs file's swap entry; no index both
+/// cached and swapped; charges, `shmem`/`shmem_thp` and the LRU counts agree); at the end every
+/// page a tmpfs file was written is in its page cache or named by its swap entry.
+fn shmem_swap_scenario_strategy() -> impl Strategy<Value = Scenario> {
+    (shmem_huge_scenario_strategy(), 0u8..4, prop::bool::ANY).prop_map(|(mut scn, era, rotational)| {
+        let p = ["linux-6.1", "linux-6.12", "linux-6.18", "linux-6.1"][era as usize];
+        let lru_gen = scn.profile.lru_gen && era == 3;
+        scn.profile = profile(p).unwrap();
+        scn.profile.lru_gen = lru_gen;
+        scn.machine.swap = scn.machine.ram / 2;
+        scn.machine.swap_device = Some(0);
+        scn.devices[0].rotational = rotational;
+        // Pressure on the tmpfs files: task 0's memcg limited to 3-11 MiB (its 4 MiB writes go
+        // to swap in part), no memsw or swap limit anywhere (they would OOM the write, which
+        // is not what this test is about).
+        for cg in scn.cgroups.iter_mut() {
+            cg.memsw_max = None;
+            cg.swap_max = None;
+        }
+        let lim = (3 << 20) + ((scn.machine.ram >> 12) % 2048) * 4096;
+        if scn.tasks[0].cgroup.is_none() && !scn.cgroups.is_empty() {
+            scn.tasks[0].cgroup = Some(0);
+        }
+        if let Some(c) = scn.tasks[0].cgroup {
+            scn.cgroups[c].max = Some(lim);
+        }
+        let tmpfs: Vec<usize> = scn.files.iter().enumerate().filter(|(_, f)| f.path.starts_with("/tmp/")).map(|(i, _)| i).collect();
+        let on_tmpfs = |f: &usize| tmpfs.contains(f);
+        for (ti, t) in scn.tasks.iter_mut().enumerate() {
+            t.ops.retain(|o| match &o.kind {
+                // task 0's own tmpfs writes (step "shm*") stay; the O_TRUNC rewrites go
+                OpKind::Write { file, truncate, .. } => !on_tmpfs(file) || (ti == 0 && !*truncate && o.step.starts_with("shm")),
+                OpKind::Read { file, .. } | OpKind::Stat { file } | OpKind::Fsync { file } => !on_tmpfs(file),
+                OpKind::Fadvise { files, .. } => !files.iter().any(on_tmpfs),
+                _ => true,
+            });
+        }
+        for (k, &file) in tmpfs.iter().enumerate() {
+            for pass in 0..2 {
+                let kind = OpKind::Read { file, offset: 0, length: None, bufsize: 1 << 20, pattern: Pattern::Sequential, fadvise: Advice::Normal, scan: false };
+                scn.tasks[0].ops.push(OpSpec { step: format!("shm{k}r{pass}").into(), kind });
+            }
+        }
+        scn
+    })
+}
+
+/// The pages each tmpfs file was written: `(path, first index, last index)` of task 0's
+/// "shm*" writes.
+fn tmpfs_written(scn: &Scenario) -> Vec<(String, u32, u32)> {
+    scn.tasks[0].ops.iter().filter_map(|o| match &o.kind {
+        OpKind::Write { file, offset, length, .. } if o.step.starts_with("shm") => {
+            Some((scn.files[*file].path.clone(), (*offset / 4096) as u32, ((*offset + *length - 1) / 4096) as u32))
+        }
+        _ => None,
+    }).collect()
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn shmem_swapped_pages_slots_and_charges_are_conserved(scn in shmem_swap_scenario_strategy()) {
+        invariants_after_every_step(&scn, true)?;
+        // A tmpfs page once written stays cached or swapped (nothing here truncates, and tmpfs
+        // has no other way out); a write the memcg's limits made fail leaves fewer pages, so
+        // each page is followed from the step it first appears.
+        let mut sim = Simulation::new(&scn);
+        let files: Vec<(memtwin_engine::types::InodeId, String, u32, u32)> =
+            tmpfs_written(&scn).into_iter().map(|(p, a, b)| (sim.inode(&p).expect("a declared file"), p, a, b)).collect();
+        let mut seen: Vec<Vec<bool>> = files.iter().map(|f| vec![false; f.3 as usize + 1]).collect();
+        let mut steps = 0;
+        while sim.step() {
+            steps += 1;
+            for (n, (ino, path, first, last)) in files.iter().enumerate() {
+                for i in *first..=*last {
+                    let cached = sim.kernel.mappings[ino.idx()].lookup(i).is_some();
+                    let swapped = sim.kernel.shmem_swap_entry(*ino, i).is_some();
+                    prop_assert!(!(cached && swapped), "after step {}: {} page {} both cached and swapped", steps, path, i);
+                    prop_assert!(cached || swapped || !seen[n][i as usize], "after step {}: {} page {} lost", steps, path, i);
+                    seen[n][i as usize] |= cached || swapped;
+                }
+            }
+        }
+    }
+}
+
 /// The same scenarios on 6.7+'s per-CPU page lists (mm/page_alloc.c `struct per_cpu_pages`,
 /// `KernelProfile::pcp_auto_tune`): linux-6.12 with the two lists or lru_gen (6.3+'s memcg
 /// LRU). The invariants count the frames on the lists as neither free nor used (free +

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::shmem::{ShmemHuge, HPAGE_PMD_NR};
+use crate::vmstat::VmEvent;
 
 fn tmpfs(profile: &str, huge: &str, extra: &str) -> Simulation {
     let huge = if huge.is_empty() { String::new() } else { format!("huge = \"{huge}\"\n") };
@@ -185,4 +186,154 @@ fn huge_is_refused_before_4_8_and_bad_values_are_named() {
     assert!(e.contains("shmem_enabled"), "{e}");
     assert!(bad("linux-5.0", "within_size").is_none());
     assert_eq!(ShmemHuge::parse("within_size"), Some(ShmemHuge::WithinSize));
+}
+
+// --- tmpfs swap-out and swap-in (tmpfs21b) ---
+
+/// A tmpfs file on a `huge=` mount in memcg A (256M) of a machine with 256M of swap on sda
+/// (`rotational` as given).
+fn tmpfs_swap(profile: &str, huge: &str, rotational: bool) -> Simulation {
+    sim(&format!(
+        "[scenario]\nname = \"shmem-swap\"\n[machine]\nram = \"1G\"\nswap = \"256M\"\n[kernel]\nprofile = \"{profile}\"\n[devices.sda]\nread_bw = \"500M\"\nwrite_bw = \"400M\"\nrotational = {rotational}\n[mounts.\"/t\"]\nfs = \"tmpfs\"\nhuge = \"{huge}\"\n[files.\"/t/f\"]\nsize = \"0\"\n[cgroups.A]\n\"memory.max\" = \"256M\"\n[tasks.t]\nops = [{{ op = \"sleep\", duration = \"1ms\" }}]\n"
+    ))
+}
+
+/// Reclaim of the folio at `index` of /t/f as `shrink_inactive_anon()` takes it: off its
+/// LRU list, then `shrink_shmem_folio()`.
+fn reclaim_folio(s: &mut Simulation, index: u32) -> crate::shmem::ShmemReclaim {
+    let (f, a) = (inode(s, "/t/f"), memcg(s, "A"));
+    let k = &mut s.kernel;
+    k.lru_add_drain();
+    let head = k.pages.page_folio(page_at(k, f, index));
+    let v = k.folio_lruvec(head);
+    k.lruvecs[v].del(&mut k.pages, &mut k.lru_stats, head);
+    k.shrink_shmem_folio(head, v, a)
+}
+
+/// The swap entries /t/f holds in `first..first + n`, in index order.
+fn swap_entries(s: &Simulation, first: u32, n: u32) -> Vec<u32> {
+    let f = inode(s, "/t/f");
+    (first..first + n).filter_map(|i| s.kernel.shmem_swap_entry(f, i)).collect()
+}
+
+/// 6.1 `shrink_folio_list()` ("Split shmem folio": `split_folio_to_list()`, THP_SPLIT_PAGE)
+/// then `pageout()` -> `shmem_writepage()` of each base page (mm/vmscan.c, mm/shmem.c 6.1):
+/// a PMD-order tmpfs folio is split, its 512 pages leave the page cache for the swap cache
+/// (`shmem_delete_from_page_cache()`: the mapping holds their swap entries; memory.stat
+/// `shmem`, `shmem_thp` and NR_SHMEM_THPS lose them) and are written (pswpout 512, no
+/// THP_SWPOUT), each under writeback on the inactive anon list.
+#[test]
+fn reclaim_splits_a_tmpfs_huge_page_and_swaps_its_pages_out_6_1() {
+    let mut s = tmpfs_swap("linux-6.1", "always", true);
+    write(&mut s, 0, 4 << 20);
+    let (f, a) = (inode(&s, "/t/f"), memcg(&s, "A"));
+    let out0 = s.kernel.vmstat.get(VmEvent::Pswpout);
+    let r = reclaim_folio(&mut s, 0);
+    let k = &s.kernel;
+    assert_eq!((r.pageout, r.extra_scanned, r.activate), (512, 511, 0));
+    assert_eq!((k.shmem_stat.thp_split_page, k.shmem_stat.thp_swpout), (1, 0));
+    assert_eq!(k.vmstat.get(VmEvent::Pswpout) - out0, 512);
+    assert_eq!(swap_entries(&s, 0, 512).len(), 512, "every page's swap entry is in the mapping");
+    assert!((0..512).all(|i| k.mappings[f.idx()].lookup(i).is_none()), "no page left in the page cache there");
+    let m = k.memcgs.get(a);
+    assert_eq!((m.nr_shmem, m.nr_shmem_thps, m.nr_swapcache), (512, 512, 512), "the second huge page stays; 512 pages in the swap cache");
+    assert_eq!(k.shmem_stat.nr_shmem_thps, 512);
+    assert_invariants(k);
+}
+
+/// 6.12 `shmem_writepage()` (809bc86517cc, Debian 6.12.117 read): a PMD-order tmpfs folio is
+/// swapped out whole when `folio_alloc_swap()` gets 512 contiguous slots, which 6.12's
+/// `scan_swap_map_slots()` gives only on a block device with clusters (`SWP_BLKDEV` and
+/// `cluster_info`: non-rotational): THP_SWPOUT, no split, slots contiguous. On a rotational
+/// device the allocation fails and `shmem_writepage()` splits (`try_split`: THP_SPLIT_PAGE).
+#[test]
+fn a_tmpfs_huge_page_goes_to_swap_whole_on_6_12_only_on_a_non_rotational_device() {
+    let mut s = tmpfs_swap("linux-6.12", "always", false);
+    write(&mut s, 0, 4 << 20);
+    let r = reclaim_folio(&mut s, 512);
+    let k = &s.kernel;
+    assert_eq!(r.pageout, 512);
+    assert_eq!((k.shmem_stat.thp_swpout, k.shmem_stat.thp_split_page), (1, 0));
+    let slots = swap_entries(&s, 512, 512);
+    assert!(slots.len() == 512 && slots.windows(2).all(|w| w[1] == w[0] + 1), "512 contiguous slots");
+    assert_eq!(k.shmem_stat.nr_shmem_thps, 512, "NR_SHMEM_THPS: shmem_update_stats(-nr) of the folio swapped out");
+    assert_invariants(k);
+
+    let mut s = tmpfs_swap("linux-6.12", "always", true);
+    write(&mut s, 0, 4 << 20);
+    reclaim_folio(&mut s, 512);
+    let k = &s.kernel;
+    assert_eq!((k.shmem_stat.thp_swpout, k.shmem_stat.thp_split_page), (0, 1), "rotational: no cluster_info, split");
+    assert_eq!(swap_entries(&s, 512, 512).len(), 512);
+    assert_invariants(k);
+}
+
+/// 6.18 `cluster_alloc_swap_entry()`: "if (order && !(si->flags & SWP_BLKDEV)) return 0" -
+/// large slots on any block device (rotational too), never on a swap file; and
+/// `shmem_writeout()` splits a folio crossing `i_size` ("shrinkage of pages beyond i_size
+/// does not split swap").
+#[test]
+fn a_tmpfs_huge_page_goes_to_swap_whole_on_6_18_unless_a_swap_file_or_i_size_is_inside() {
+    let mut s = tmpfs_swap("linux-6.18", "always", true);
+    write(&mut s, 0, 4 << 20);
+    reclaim_folio(&mut s, 0);
+    assert_eq!((s.kernel.shmem_stat.thp_swpout, s.kernel.shmem_stat.thp_split_page), (1, 0), "a rotational block device");
+    assert_invariants(&s.kernel);
+
+    let mut s = tmpfs_swap("linux-6.18", "always", true);
+    s.kernel.swap.as_mut().unwrap().blkdev = false;
+    write(&mut s, 0, 4 << 20);
+    reclaim_folio(&mut s, 0);
+    assert_eq!((s.kernel.shmem_stat.thp_swpout, s.kernel.shmem_stat.thp_split_page), (0, 1), "a swap file: no SWP_BLKDEV, split");
+
+    let mut s = tmpfs_swap("linux-6.18", "always", true);
+    write(&mut s, 0, 3 << 20);
+    reclaim_folio(&mut s, 512);
+    assert_eq!((s.kernel.shmem_stat.thp_swpout, s.kernel.shmem_stat.thp_split_page), (0, 1), "i_size at 3 MiB lies inside the second folio: split");
+    assert_invariants(&s.kernel);
+}
+
+/// `shmem_swapin_folio()` (6.1) from `read()`: a tmpfs page whose swap-cache page reclaim
+/// freed is read back (`shmem_swapin()` -> `swap_cluster_readahead()`: pswpin), put back in
+/// the page cache at its index (`shmem_add_to_page_cache()`: memory.stat `shmem` again), and
+/// its slot freed (`delete_from_swap_cache()`, `swap_free()`); no PGMAJFAULT (no fault). A
+/// truncation frees the file's remaining swap entries (`shmem_undo_range()` ->
+/// `shmem_free_swap()`).
+#[test]
+fn a_read_swaps_a_tmpfs_page_back_in_and_truncation_frees_the_rest_6_1() {
+    let mut s = tmpfs_swap("linux-6.1", "never", true);
+    write(&mut s, 0, 64 << 10);
+    let (f, a) = (inode(&s, "/t/f"), memcg(&s, "A"));
+    for i in 0..16 {
+        reclaim_folio(&mut s, i);
+    }
+    assert_eq!(swap_entries(&s, 0, 16).len(), 16);
+    // the writes complete, and reclaim frees the clean swap-cache pages
+    let done = (0..16).map(|i| s.kernel.swap.as_ref().unwrap().cache_get(swap_entries(&s, i, 1)[0])).map(|p| s.kernel.wb_done[p.idx()]).max().unwrap();
+    s.kernel.blk_flush_plug();
+    let done = done.max((0..16).map(|i| s.kernel.swap.as_ref().unwrap().cache_get(swap_entries(&s, i, 1)[0])).map(|p| s.kernel.wb_done[p.idx()]).max().unwrap());
+    s.kernel.wait_until(done);
+    s.kernel.swap_end_io();
+    for i in 0..16 {
+        let p = s.kernel.swap.as_ref().unwrap().cache_get(swap_entries(&s, i, 1)[0]);
+        assert!(!s.kernel.pages[p].test(pg::WRITEBACK));
+        let k = &mut s.kernel;
+        let v = k.folio_lruvec(p);
+        k.lruvecs[v].del(&mut k.pages, &mut k.lru_stats, p);
+        k.free_swapped_page_shadow(p, Some(a));
+    }
+    assert_eq!(s.kernel.memcgs.get(a).nr_shmem, 0);
+    let (in0, maj0) = (s.kernel.vmstat.get(VmEvent::Pswpin), s.kernel.vmstat.get(VmEvent::Pgmajfault));
+    let mut ra = crate::readahead::FileRaState::new(32);
+    s.kernel.filemap_read(f, 0, 4096, &mut ra, a).unwrap();
+    let k = &s.kernel;
+    assert!(k.vmstat.get(VmEvent::Pswpin) > in0, "read from swap");
+    assert_eq!(k.vmstat.get(VmEvent::Pgmajfault), maj0, "a read() is no fault");
+    assert!(k.mappings[f.idx()].lookup(0).is_some() && k.shmem_swap_entry(f, 0).is_none(), "back in the page cache, its swap entry gone");
+    assert_eq!(k.memcgs.get(a).nr_shmem, 1);
+    assert_invariants(k);
+    s.kernel.inodes[f.idx()].size = 0;
+    s.kernel.truncate_inode_pages(f);
+    assert!(swap_entries(&s, 0, 16).is_empty(), "truncation freed the swap entries");
+    assert_invariants(&s.kernel);
 }
