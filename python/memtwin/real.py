@@ -1952,6 +1952,17 @@ class HostRun:
             dev_trace, dev_why = hostcal.device_trace_start(self), None
         except (OSError, ValueError) as e:
             dev_trace, dev_why = None, str(e)
+        # the tasks' own memcg reclaims over the run (reclaim21: their failing reclaims' per-call
+        # costs beside the calibration's); off with MEMTWIN_NO_RECLAIM_TRACE=1 (the check of its cost)
+        rc_pids = [child.pid for _, child in pipes]
+        rc_trace, rc_why = None, None
+        if os.environ.get("MEMTWIN_NO_RECLAIM_TRACE") == "1":
+            rc_why = "not traced (MEMTWIN_NO_RECLAIM_TRACE=1)"
+        else:
+            try:
+                rc_trace = hostcal.reclaim_trace_start(self, rc_pids)
+            except (OSError, ValueError) as e:
+                rc_why = str(e)
         # Every task's output is read on a thread of its own, so that the moment a task's
         # process ends, whatever ended it, an `mmap_probe` watching it is told (mark_done).
         import threading
@@ -1986,7 +1997,17 @@ class HostRun:
                 dev = hostcal.device_trace_finish(self, dev_trace)
             except (OSError, ValueError) as e:
                 dev, dev_why = None, str(e)
+        if rc_trace is not None:
+            try:
+                rc = hostcal.reclaim_trace_finish(self, rc_trace, rc_pids)
+            except (OSError, ValueError) as e:
+                rc, rc_why = None, str(e)
         if getattr(self, "host_cost", None) is not None:
+            if rc_why is None:
+                self.host_cost.update(rc)
+                self.host_cost["scenario_reclaim_source"] = hostcal.SCENARIO_RECLAIM_SOURCE
+            else:
+                self.host_cost.setdefault("unavailable", {})["scenario_reclaim_call_spans_ns"] = rc_why
             if dev_why is None:
                 self.host_cost.update(dev)
                 self.host_cost["device_window_source"] = hostcal.DEVICE_WINDOW_SOURCE
