@@ -446,7 +446,8 @@ RECLAIM_TRACE = TRACE + """\
 
 def test_the_scenarios_failing_reclaims_are_recorded_per_isolate_call_sorted():
     """reclaim21 (reclaim-spans-rule.md 1): the run's own memcg reclaims of every task pid, each
-    that freed nothing without leaving the CPU as its ns over its isolate calls, sorted, with their
+    that freed nothing without leaving the CPU as its ns over its isolate calls (the full trace's
+    own, or the calibration's count for the light trace), sorted, with their
     median and the counts; one that left the CPU, one that freed pages and other pids' are not
     spans; a failing reclaim without an isolate call is counted apart."""
     r = hostcal.scenario_reclaims_from(RECLAIM_TRACE, [4242, 4243])
@@ -458,6 +459,12 @@ def test_the_scenarios_failing_reclaims_are_recorded_per_isolate_call_sorted():
     none = hostcal.scenario_reclaims_from(TRACE, [9999])
     assert none["scenario_reclaim_call_spans_ns"] == [] and none["scenario_reclaims_failing_no_isolate"] == 1
     assert "scenario_reclaim_call_ns" not in none
+    # the light trace (the default: no isolate event inside the reclaims, M13's method): each failing
+    # on-CPU reclaim's duration over the calibration's median isolate-call count
+    light = hostcal.scenario_reclaims_from(RECLAIM_TRACE, [4242, 4243, 9999], calls=644)
+    assert light["scenario_reclaim_call_spans_ns"] == [round(100000 / 644), round(200000 / 644), round(900000 / 644)]
+    assert light["scenario_reclaim_failing_ns"] == [100000, 200000, 900000] and light["scenario_reclaim_isolate_calls"] == 644
+    assert light["scenario_reclaim_call_ns"] == round(200000 / 644)
 
 
 def test_the_runs_reclaim_trace_is_removed_and_loss_is_an_error(tmp_path, monkeypatch):
@@ -475,16 +482,16 @@ def test_the_runs_reclaim_trace_is_removed_and_loss_is_an_error(tmp_path, monkey
     removed = []
     from memtwin import leftovers
     monkeypatch.setattr(leftovers, "remove_trace_instance", lambda d: removed.append(d))
-    for stats, text, err in (("overrun: 3\n", RECLAIM_TRACE, "3 trace events of the scenario's reclaims lost"),
-                             ("overrun: 0\n", TRACE, "no memcg reclaim of the tasks freed nothing"),
-                             ("overrun: 0\n", RECLAIM_TRACE, None)):
+    for stats, pids, err in (("overrun: 3\n", [4242, 4243], "3 trace events of the scenario's reclaims lost"),
+                             ("overrun: 0\n", [9999], "no memcg reclaim of the tasks freed nothing"),
+                             ("overrun: 0\n", [4242, 4243], None)):
         (inst / "per_cpu" / "cpu0" / "stats").write_text(stats)
-        (inst / "trace").write_text(text)
+        (inst / "trace").write_text(RECLAIM_TRACE)
         Run.traces = {"reclaim": str(inst)}
         removed.clear()
         if err:
             with pytest.raises(ValueError, match=err):
-                hostcal.reclaim_trace_finish(Run, str(inst), [4242, 4243])
+                hostcal.reclaim_trace_finish(Run, str(inst), pids)
         else:
             assert hostcal.reclaim_trace_finish(Run, str(inst), [4242, 4243])["scenario_reclaim_call_spans_ns"] == [100000, 225000]
         assert removed == [str(inst)] and Run.traces == {}
