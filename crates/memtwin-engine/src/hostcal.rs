@@ -15,8 +15,9 @@
 //!   call takes), as M13's 748 ns gave the table's 550.
 //! - `reclaim_call_spans` (reclaim21, lab/validation/reclaim-spans-rule.md): the scenario's own
 //!   memcg reclaims that freed nothing, traced over the run by the host runner
-//!   (`scenario_reclaim_call_spans_ns`: each one's duration over its `mm_vmscan_lru_isolate`
-//!   count, sorted), instead of the separate 128 MiB read's median. Each memcg reclaim
+//!   (`scenario_reclaim_call_spans_ns`: each one's duration, timed by M13's light trace, over the
+//!   calibration's median `mm_vmscan_lru_isolate` count, sorted), instead of the separate 128 MiB
+//!   read's median. Each memcg reclaim
 //!   (`try_to_free_mem_cgroup_pages()`, 6.18 mm/vmscan.c) draws one of them, seeded by the boot
 //!   seed, as [`crate::blkdev::HwQueue::read_bw_batches`] draws the device's batches, and every
 //!   `shrink_inactive_list()` call of that reclaim costs it ([`CpuCost::shrink_list_call`] is the
