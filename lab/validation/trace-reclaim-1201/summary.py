@@ -15,7 +15,8 @@ for f in sorted(glob.glob("host-ext4-seq-tight-1g-ra8192-rc*.json"), key=lambda 
     sp = hc.get("scenario_reclaim_call_spans_ns", [])
     fl = hc.get("scenario_reclaim_failing_ns", [])
     rb = [round(s["metrics"]["read_bytes"] / 1e9, 3) for s in v["steps"]]
-    print(f"run {i} trace {'on ' if sp else 'off'} loadavg(end) {r.get('loadavg')} read GB/pass {rb} "
+    mode = "off" if not sp else ("full" if "MEMTWIN_RECLAIM_TRACE=full" in hc.get("scenario_reclaim_source", "") or "isolate events inside" in hc.get("scenario_reclaim_source", "") else "light")
+    print(f"run {i} trace {mode:5} loadavg(end) {r.get('loadavg')} read GB/pass {rb} "
           f"cal reclaim_call_ns {hc.get('reclaim_call_ns')} isolate_trace_ns_per_call {hc.get('isolate_trace_ns_per_call')} "
           f"failing {len(sp)} of {hc.get('scenario_reclaims_on_cpu')} on-CPU reclaims, ns/call p10/50/90 {q(sp, .1)}/{q(sp, .5)}/{q(sp, .9)}, "
           f"duration median {q(fl, .5)}")
