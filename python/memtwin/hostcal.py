@@ -103,6 +103,8 @@ RECLAIM_LIMIT = 20 << 20
 RECLAIM_READ_BPS = 200_000_000
 RECLAIM_RA_KB = 8192
 CHILD_TIMEOUT_S = 60
+# the scenario's reclaim trace's ring buffer per CPU (reclaim_trace_start)
+RECLAIM_TRACE_KB = 32768
 TRACE_LINE = re.compile(r"^\s*(.+?)-(\d+)\s+\[\d+\]\s+\S+\s+([\d.]+): (\w+): (.*)$")
 
 
@@ -461,6 +463,12 @@ def reclaim_call_from(light: list, full: list) -> dict:
     d, n = statistics.median(dur), statistics.median(calls)
     out = {"reclaim_call_ns": round(d / n), "reclaims_timed": len(dur), "reclaim_median_ns": round(d),
            "reclaims_counted": len(calls), "isolate_calls_median": n}
+    # recorded, not given (reclaim21, reclaim-spans-rule.md 1): the same failing reclaims' median
+    # duration in the traced run, its isolate events inside; less the light median, over the calls,
+    # the tracing cost per isolate call the scenario's own reclaim spans hold (they trace them too)
+    full_dur = sorted(r[0] for r in full if r[2] == 0 and r[1] > 0)
+    out["reclaim_median_full_ns"] = round(statistics.median(full_dur))
+    out["isolate_trace_ns_per_call"] = round((out["reclaim_median_full_ns"] - d) / n)
     # recorded, not given (rawin21): the reclaims of the same light trace that freed pages, ns per
     # page freed on the CPU (large-folios.md's 64-65 ns in two v782 traces against the twin's 99;
     # which cost-table entries it stands for is reclaim's cost split, not hostcal's)
@@ -469,6 +477,111 @@ def reclaim_call_from(light: list, full: list) -> dict:
         out["reclaim_freed_ns_per_page"] = round(statistics.median(freed))
         out["reclaims_freed_timed"] = len(freed)
     return out
+
+
+RECLAIM_EVENTS = ("vmscan/mm_vmscan_memcg_reclaim_begin", "vmscan/mm_vmscan_memcg_reclaim_end",
+                  "vmscan/mm_vmscan_lru_isolate", "sched/sched_switch")
+SCENARIO_RECLAIM_SOURCE = ("the scenario's own memcg reclaims over the run (reclaim21, lab/validation/reclaim-spans-rule.md): "
+                           "mm_vmscan_memcg_reclaim_begin/_end and sched_switch of the tasks' pids in the runner's tracefs "
+                           "instance memtwin-<id>-reclaim (M13's light trace: no event inside the reclaim); each reclaim that "
+                           "freed nothing (nr_reclaimed=0) without leaving the CPU, its duration over the calibration's median "
+                           "isolate-call count (isolate_calls_median, M13's method), sorted")
+SCENARIO_RECLAIM_SOURCE_FULL = ("the scenario's own memcg reclaims over the run (reclaim21, MEMTWIN_RECLAIM_TRACE=full): "
+                                "mm_vmscan_memcg_reclaim_begin/_end, mm_vmscan_lru_isolate and sched_switch of the tasks' pids; "
+                                "each reclaim that freed nothing without leaving the CPU, its duration over its own isolate calls, "
+                                "sorted; the isolate events inside are traced (their cost inside each span; trace-reclaim-1201: "
+                                "the traced runs read more)")
+
+
+def reclaim_trace_start(run, pids: list, isolate: bool = False) -> str:
+    """Start tracing the scenario's own memcg reclaims (reclaim21): mm_vmscan_memcg_reclaim_begin
+    and _end of the tasks `pids` (with `isolate` their mm_vmscan_lru_isolate too: the full trace,
+    which lengthens the reclaims it counts: trace-reclaim-1201), and their sched_switch out, as
+    parse_reclaims() reads them, on the monotonic clock, in a tracefs instance
+    `memtwin-<id>-reclaim` of the run's tracefs mount, kept in `run.traces` so that the runner's
+    cleanup (and leftovers.py) removes it; its directory. ValueError without a tracefs or pids."""
+    tracefs = os.path.join(run.scratch, "tracefs")
+    if run.traces_why or tracefs not in run.mounted:
+        raise ValueError(f"no tracefs for the run ({run.traces_why or 'not mounted'})")
+    if not pids:
+        raise ValueError("no task to trace")
+    inst = os.path.join(tracefs, "instances", f"memtwin-{run.id}-reclaim")
+    os.mkdir(inst)
+    run.traces["reclaim"] = inst
+    try:
+        _write(os.path.join(inst, "buffer_size_kb"), str(RECLAIM_TRACE_KB))
+        _write(os.path.join(inst, "trace_clock"), "mono")
+        own = " || ".join(f"common_pid == {p}" for p in pids)
+        out = " || ".join(f"prev_pid == {p}" for p in pids)
+        for ev in RECLAIM_EVENTS:
+            if ev == "vmscan/mm_vmscan_lru_isolate" and not isolate:
+                continue
+            _write(os.path.join(inst, "events", ev, "filter"), out if ev == "sched/sched_switch" else own)
+            _write(os.path.join(inst, "events", ev, "enable"), "1")
+    except OSError:
+        reclaim_trace_stop(run, inst)
+        raise
+    return inst
+
+
+def reclaim_trace_stop(run, inst: str) -> None:
+    """Disable the reclaim trace's events and remove its instance (every exit path)."""
+    for ev in RECLAIM_EVENTS:
+        try:
+            _write(os.path.join(inst, "events", ev, "enable"), "0")
+        except OSError:
+            pass
+    from memtwin import leftovers
+    if leftovers.remove_trace_instance(inst) is None:
+        run.traces.pop("reclaim", None)
+
+
+def scenario_reclaims_from(text: str, pids: list, calls: Optional[float] = None) -> dict:
+    """The run's memcg reclaims as recorded (reclaim21): `scenario_reclaim_call_spans_ns`, each
+    reclaim that freed nothing without leaving the CPU as its ns per isolate call, sorted: over
+    `calls` (the calibration's median isolate-call count, M13's method: the light trace has no
+    isolate event) or, with `calls` None, over its own traced isolate calls (the full trace;
+    one with none is counted, not spanned); their median `scenario_reclaim_call_ns`; their
+    durations `scenario_reclaim_failing_ns`, sorted; the counts of each kind. Every pid's
+    reclaims together."""
+    rs = [r for p in pids for r in parse_reclaims(text, p)]
+    failing = [r for r in rs if r[2] == 0]
+    if calls is not None:
+        timed = [ns for ns, _, _ in failing]
+        spans = sorted(round(ns / calls) for ns in timed)
+    else:
+        timed = [ns for ns, n, _ in failing if n > 0]
+        spans = sorted(round(ns / n) for ns, n, _ in failing if n > 0)
+    out = {"scenario_reclaims_on_cpu": len(rs), "scenario_reclaims_failing": len(failing),
+           "scenario_reclaim_call_spans_ns": spans}
+    if calls is None:
+        out["scenario_reclaims_failing_no_isolate"] = sum(1 for r in failing if r[1] == 0)
+    else:
+        out["scenario_reclaim_isolate_calls"] = calls
+    if spans:
+        out["scenario_reclaim_call_ns"] = round(statistics.median(spans))
+        out["scenario_reclaim_failing_ns"] = sorted(timed)
+    return out
+
+
+def reclaim_trace_finish(run, inst: str, pids: list, calls: Optional[float] = None) -> dict:
+    """Stop the trace reclaim_trace_start() began, read it ([`scenario_reclaims_from`], `calls` as
+    there: the calibration's count for the light trace, None for the full one) and remove the
+    instance. ValueError when events were lost (a full ring buffer) or the run had no failing
+    reclaim on the CPU (with isolate calls, in the full trace)."""
+    try:
+        for ev in RECLAIM_EVENTS:
+            _write(os.path.join(inst, "events", ev, "enable"), "0")
+        lost = lost_events(inst)
+        if lost:
+            raise ValueError(f"{lost} trace events of the scenario's reclaims lost (ring buffer overrun)")
+        with open(os.path.join(inst, "trace"), errors="replace") as f:
+            out = scenario_reclaims_from(f.read(), pids, calls)
+        if not out["scenario_reclaim_call_spans_ns"]:
+            raise ValueError(f"no memcg reclaim of the tasks freed nothing on the CPU ({out['scenario_reclaims_on_cpu']} reclaims on the CPU)")
+        return out
+    finally:
+        reclaim_trace_stop(run, inst)
 
 
 def _read_child(path: str, procs: str, go_r: int, parent: int) -> None:

@@ -271,13 +271,14 @@ def find(scratch_parents: Iterable[str] = (DEFAULT_SCRATCH,), workdirs: Iterable
                 host(os.path.basename(s)).loops.append((dev, bf))
         # the host runner's trace instances, memtwin-<id>-added and -deleted (real.py),
         # memtwin-<id>-hostcal (its calibration's, memtwin.hostcal) and memtwin-<id>-device (the
-        # loop device's requests over the run, hostcal.device_trace_start), seen through any
+        # loop device's requests over the run, hostcal.device_trace_start), memtwin-<id>-reclaim (the
+        # scenario's memcg reclaims over the run, hostcal.reclaim_trace_start), seen through any
         # tracefs mount (the run's own, below its scratch directory, or the usual one)
         seen_traces = set()
         for t in trace_instances():
             n = os.path.basename(t)
             run, _, kind = n.rpartition("-")
-            if NAME_RE.match(run) and kind in ("added", "deleted", "hostcal", "device") and n not in seen_traces:
+            if NAME_RE.match(run) and kind in ("added", "deleted", "hostcal", "device", "reclaim") and n not in seen_traces:
                 seen_traces.add(n)
                 host(run).traces.append(t)
         for mnt in _memcg_mounts():

@@ -1953,6 +1953,26 @@ class HostRun:
             dev_trace, dev_why = hostcal.device_trace_start(self), None
         except (OSError, ValueError) as e:
             dev_trace, dev_why = None, str(e)
+        # the tasks' own memcg reclaims over the run (reclaim21: their failing reclaims' per-call
+        # costs beside the calibration's), M13's light trace by default; MEMTWIN_RECLAIM_TRACE=off
+        # (or MEMTWIN_NO_RECLAIM_TRACE=1) none, =full with the isolate events (their cost inside)
+        rc_pids = [child.pid for _, child in pipes]
+        rc_trace, rc_why = None, None
+        rc_mode = os.environ.get("MEMTWIN_RECLAIM_TRACE", "light")
+        if os.environ.get("MEMTWIN_NO_RECLAIM_TRACE") == "1":
+            rc_mode = "off"
+        rc_calls = (getattr(self, "host_cost", None) or {}).get("isolate_calls_median")
+        if rc_mode not in ("light", "full", "off"):
+            rc_why = f"MEMTWIN_RECLAIM_TRACE={rc_mode!r} is none of light, full, off"
+        elif rc_mode == "off":
+            rc_why = "not traced (MEMTWIN_RECLAIM_TRACE=off)"
+        elif rc_mode == "light" and not rc_calls:
+            rc_why = "no isolate-call count from the calibration (reclaim_call_ns unavailable): the light trace has no span"
+        else:
+            try:
+                rc_trace = hostcal.reclaim_trace_start(self, rc_pids, isolate=rc_mode == "full")
+            except (OSError, ValueError) as e:
+                rc_why = str(e)
         # Every task's output is read on a thread of its own, so that the moment a task's
         # process ends, whatever ended it, an `mmap_probe` watching it is told (mark_done).
         import threading
@@ -1987,7 +2007,17 @@ class HostRun:
                 dev = hostcal.device_trace_finish(self, dev_trace)
             except (OSError, ValueError) as e:
                 dev, dev_why = None, str(e)
+        if rc_trace is not None:
+            try:
+                rc = hostcal.reclaim_trace_finish(self, rc_trace, rc_pids, rc_calls if rc_mode == "light" else None)
+            except (OSError, ValueError) as e:
+                rc, rc_why = None, str(e)
         if getattr(self, "host_cost", None) is not None:
+            if rc_why is None:
+                self.host_cost.update(rc)
+                self.host_cost["scenario_reclaim_source"] = hostcal.SCENARIO_RECLAIM_SOURCE if rc_mode == "light" else hostcal.SCENARIO_RECLAIM_SOURCE_FULL
+            else:
+                self.host_cost.setdefault("unavailable", {})["scenario_reclaim_call_spans_ns"] = rc_why
             if dev_why is None:
                 self.host_cost.update(dev)
                 self.host_cost["device_window_source"] = hostcal.DEVICE_WINDOW_SOURCE

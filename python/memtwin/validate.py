@@ -42,6 +42,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import statistics
 from dataclasses import dataclass
 from typing import Optional
 
@@ -901,7 +902,11 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
     shared rate is the transfer rate, the whole-run window also holds the latency and segment costs
     the engine adds itself) and beside it, where the recording has them, those windows one by one
     (`device_lone_window_spans_ns` as `machine.loop_read_window_spans`: the device's read batches,
-    one drawn per busy period, lab/validation/spans-rule.md 1); `machine.anon_fault_ns`, `clear_page_ns`, `zap_page_ns` as measured (hostcal23: the
+    one drawn per busy period, lab/validation/spans-rule.md 1); where the recording has the run's
+    own memcg reclaims that freed nothing (`scenario_reclaim_call_spans_ns`, reclaim21,
+    lab/validation/reclaim-spans-rule.md), them as `machine.reclaim_call_spans` (one drawn per
+    memcg reclaim) and their median as `machine.reclaim_call_ns` instead of the calibration's;
+    `machine.anon_fault_ns`, `clear_page_ns`, `zap_page_ns` as measured (hostcal23: the
     first-touch fault, its clearing, munmap, per 4 KiB; hostcal.rs sets CpuCost's anon_fault,
     clear_page, zap_page). The two older windows are checked when present and not given: the O_DIRECT window
     (`loop_read_window_ns`, 3.9-23 ms at load 7-16 where the scenarios' windows take 1.5-2.4) is
@@ -945,6 +950,8 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
             continue
         if not ok(v):
             raise bad(key, v)
+        if key == "reclaim_call_ns" and "scenario_reclaim_call_spans_ns" in hc:
+            continue  # reclaim21: the run's own reclaims below, their median the scalar
         if key == "reclaim_call_ns":
             sets.append(f"machine.reclaim_call_ns={v}")
         elif key == "device_window_ns":
@@ -961,6 +968,15 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
                 sets.append("machine.loop_read_window_spans=[" + ", ".join(f'"{x}ns"' for x in spans) + "]")
         elif key in ("anon_fault_ns", "clear_page_ns", "zap_page_ns"):
             sets.append(f"machine.{key}={v}")
+    spans = hc.get("scenario_reclaim_call_spans_ns")
+    if spans is not None:
+        # reclaim21 (lab/validation/reclaim-spans-rule.md): the run's own memcg reclaims that freed
+        # nothing, ns per isolate call, one drawn per memcg reclaim from the boot seed; their median
+        # the scalar (reclaim_call_ns) instead of the separate 128 MiB read's
+        if not isinstance(spans, list) or not spans or not all(ok(x) for x in spans):
+            raise bad("scenario_reclaim_call_spans_ns", spans)
+        sets.append(f"machine.reclaim_call_ns={round(statistics.median(spans))}")
+        sets.append("machine.reclaim_call_spans=[" + ", ".join(str(x) for x in spans) + "]")
     return sets
 
 
@@ -998,7 +1014,10 @@ def one_window_kind(reals: list) -> list:
     lone 8 MiB window only where every recording of the set has one, else the whole-run window for
     all (copies without `device_lone_window_ns`), so that one median never mixes the two; likewise
     the lone windows one by one (`device_lone_window_spans_ns`, spans-rule.md 1) only where every
-    recording given the lone window has them, else none (copies without them)."""
+    recording given the lone window has them, else none (copies without them); and the run's own
+    failing memcg reclaims (`scenario_reclaim_call_spans_ns`, reclaim-spans-rule.md 2) only where
+    every recording of the set has them, else none (each then gets its calibration's
+    reclaim_call_ns)."""
     def hc(r):
         c = _host_cost(r)
         return c if isinstance(c, dict) else {}
@@ -1008,6 +1027,9 @@ def one_window_kind(reals: list) -> list:
         drop = ["device_lone_window_ns", "device_lone_window_spans_ns"]
     elif not all("device_lone_window_spans_ns" in hc(r) for r in reals):
         drop = ["device_lone_window_spans_ns"]
+    # reclaim21 (reclaim-spans-rule.md 2): the run's own reclaims only where every recording has them
+    if not all("scenario_reclaim_call_spans_ns" in hc(r) for r in reals):
+        drop.append("scenario_reclaim_call_spans_ns")
     if not any(k in hc(r) for r in reals for k in drop):
         return reals
     out = []

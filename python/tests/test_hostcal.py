@@ -41,6 +41,8 @@ def test_reclaim_call_is_the_median_time_over_the_median_calls():
     full = [(400000, 640, 0), (410000, 644, 0), (420000, 650, 0), (30000, 5, 35)]
     r = hostcal.reclaim_call_from(light, full)
     assert (r["reclaim_call_ns"], r["reclaims_timed"], r["isolate_calls_median"]) == (round(170000 / 644), 3, 644)
+    # reclaim21: the traced run's median of the same reclaims and the tracing cost per call it holds
+    assert (r["reclaim_median_full_ns"], r["isolate_trace_ns_per_call"]) == (410000, round((410000 - 170000) / 644))
     with pytest.raises(ValueError, match="too few reclaims"):
         hostcal.reclaim_call_from(light[:2], full)
     # the reclaims that freed pages, recorded beside it: the median ns per page freed, from three on
@@ -430,3 +432,98 @@ def test_a_set_takes_the_spans_only_where_every_recording_has_them():
     none = one_window_kind([rec(spans), rec(whole)])
     assert [recorded_host_cost(r) for r in none] == [['machine.loop_read_window="4000000ns"'], ['machine.loop_read_window="3800000ns"']]
     assert "device_lone_window_spans_ns" in spans
+
+
+RECLAIM_TRACE = TRACE + """\
+          python3-4243    [000] .....  100.010000: mm_vmscan_memcg_reclaim_begin: order=0 gfp_flags=GFP_NOFS
+          python3-4243    [000] .....  100.010010: mm_vmscan_lru_isolate: classzone=2 order=0 nr_requested=32 nr_scanned=1 nr_skipped=0 nr_taken=1 lru=inactive_file
+          python3-4243    [000] .....  100.010020: mm_vmscan_lru_isolate: classzone=2 order=0 nr_requested=32 nr_scanned=1 nr_skipped=0 nr_taken=1 lru=inactive_file
+          python3-4243    [000] .....  100.010030: mm_vmscan_lru_isolate: classzone=2 order=0 nr_requested=32 nr_scanned=1 nr_skipped=0 nr_taken=1 lru=inactive_file
+          python3-4243    [000] .....  100.010030: mm_vmscan_lru_isolate: classzone=2 order=0 nr_requested=32 nr_scanned=1 nr_skipped=0 nr_taken=1 lru=inactive_file
+          python3-4243    [000] .....  100.010900: mm_vmscan_memcg_reclaim_end: nr_reclaimed=0
+"""
+
+
+def test_the_scenarios_failing_reclaims_are_recorded_per_isolate_call_sorted():
+    """reclaim21 (reclaim-spans-rule.md 1): the run's own memcg reclaims of every task pid, each
+    that freed nothing without leaving the CPU as its ns over its isolate calls (the full trace's
+    own, or the calibration's count for the light trace), sorted, with their
+    median and the counts; one that left the CPU, one that freed pages and other pids' are not
+    spans; a failing reclaim without an isolate call is counted apart."""
+    r = hostcal.scenario_reclaims_from(RECLAIM_TRACE, [4242, 4243])
+    assert r["scenario_reclaim_call_spans_ns"] == [100000, 225000]
+    assert r["scenario_reclaim_call_ns"] == 162500
+    assert r["scenario_reclaim_failing_ns"] == [200000, 900000]
+    assert (r["scenario_reclaims_on_cpu"], r["scenario_reclaims_failing"], r["scenario_reclaims_failing_no_isolate"]) == (3, 2, 0)
+    assert hostcal.scenario_reclaims_from(RECLAIM_TRACE, [4243])["scenario_reclaim_call_spans_ns"] == [225000]
+    none = hostcal.scenario_reclaims_from(TRACE, [9999])
+    assert none["scenario_reclaim_call_spans_ns"] == [] and none["scenario_reclaims_failing_no_isolate"] == 1
+    assert "scenario_reclaim_call_ns" not in none
+    # the light trace (the default: no isolate event inside the reclaims, M13's method): each failing
+    # on-CPU reclaim's duration over the calibration's median isolate-call count
+    light = hostcal.scenario_reclaims_from(RECLAIM_TRACE, [4242, 4243, 9999], calls=644)
+    assert light["scenario_reclaim_call_spans_ns"] == [round(100000 / 644), round(200000 / 644), round(900000 / 644)]
+    assert light["scenario_reclaim_failing_ns"] == [100000, 200000, 900000] and light["scenario_reclaim_isolate_calls"] == 644
+    assert light["scenario_reclaim_call_ns"] == round(200000 / 644)
+
+
+def test_the_runs_reclaim_trace_is_removed_and_loss_is_an_error(tmp_path, monkeypatch):
+    """reclaim_trace_finish(): lost events (a full ring buffer) are an error, as the device trace's
+    are, a run without failing reclaims too, and on every path the instance is removed (its events
+    off) and dropped from run.traces."""
+    inst = tmp_path / "memtwin-x-reclaim"
+    for ev in hostcal.RECLAIM_EVENTS:
+        (inst / "events" / ev).mkdir(parents=True)
+    (inst / "per_cpu" / "cpu0").mkdir(parents=True)
+
+    class Run:
+        traces = {"reclaim": str(inst)}
+
+    removed = []
+    from memtwin import leftovers
+    monkeypatch.setattr(leftovers, "remove_trace_instance", lambda d: removed.append(d))
+    for stats, pids, err in (("overrun: 3\n", [4242, 4243], "3 trace events of the scenario's reclaims lost"),
+                             ("overrun: 0\n", [9999], "no memcg reclaim of the tasks freed nothing"),
+                             ("overrun: 0\n", [4242, 4243], None)):
+        (inst / "per_cpu" / "cpu0" / "stats").write_text(stats)
+        (inst / "trace").write_text(RECLAIM_TRACE)
+        Run.traces = {"reclaim": str(inst)}
+        removed.clear()
+        if err:
+            with pytest.raises(ValueError, match=err):
+                hostcal.reclaim_trace_finish(Run, str(inst), pids)
+        else:
+            assert hostcal.reclaim_trace_finish(Run, str(inst), [4242, 4243])["scenario_reclaim_call_spans_ns"] == [100000, 225000]
+        assert removed == [str(inst)] and Run.traces == {}
+        assert all((inst / "events" / ev / "enable").read_text() == "0" for ev in hostcal.RECLAIM_EVENTS)
+
+
+def test_a_recordings_own_reclaims_are_given_with_their_median_as_the_scalar():
+    """reclaim21 (reclaim-spans-rule.md 2): a recording with its run's failing reclaims gives them as
+    `machine.reclaim_call_spans` (one drawn per memcg reclaim, hostcal.rs) and their median as
+    `machine.reclaim_call_ns` instead of the calibration's; a malformed list is refused with the
+    place and fix; the engine takes them, and spans all at one figure run as that scalar does."""
+    hc = {"reclaim_call_ns": 1105}
+    assert recorded_host_cost(rec({**hc, "scenario_reclaim_call_spans_ns": [600, 640, 700]})) == [
+        "machine.reclaim_call_ns=640", "machine.reclaim_call_spans=[600, 640, 700]"]
+    assert recorded_host_cost(rec({"scenario_reclaim_call_spans_ns": [600, 700]})) == [
+        "machine.reclaim_call_ns=650", "machine.reclaim_call_spans=[600, 700]"]
+    for badv in ([], [0], "640", [640, -1], [True], [1.5]):
+        with pytest.raises(memtwin.ScenarioError) as e:
+            recorded_host_cost(rec({**hc, "scenario_reclaim_call_spans_ns": badv}), "s.toml", "recording 2 of the set")
+        assert "recording 2 of the set: real.machine.host_cost.scenario_reclaim_call_spans_ns" in str(e.value) and "re-record" in str(e.value)
+    scn = memtwin.load(os.path.join(ROOT, "scenarios", "validation", "host-ext4-tight-ra8192.toml"))
+    at = lambda hc: memtwin.run(scn, sets=["kernel.boot_seed=0"] + recorded_host_cost(rec(hc))).to_json()["steps"][0]["metrics"]
+    assert at({"scenario_reclaim_call_spans_ns": [262] * 3}) == at({"reclaim_call_ns": 262})  # one figure: as the scalar
+
+
+def test_a_set_takes_the_runs_reclaims_only_where_every_recording_has_them():
+    """reclaim-spans-rule.md 2: a set whose recordings do not all have their run's reclaims gives none
+    of them the spans (each keeps its calibration's reclaim_call_ns); the recordings are unchanged."""
+    from memtwin.validate import one_window_kind
+
+    a = {"reclaim_call_ns": 1105, "scenario_reclaim_call_spans_ns": [600, 640, 700]}
+    b = {"reclaim_call_ns": 542}
+    assert [recorded_host_cost(r) for r in one_window_kind([rec(a), rec(a)])] == [["machine.reclaim_call_ns=640", "machine.reclaim_call_spans=[600, 640, 700]"]] * 2
+    assert [recorded_host_cost(r) for r in one_window_kind([rec(a), rec(b)])] == [["machine.reclaim_call_ns=1105"], ["machine.reclaim_call_ns=542"]]
+    assert "scenario_reclaim_call_spans_ns" in a

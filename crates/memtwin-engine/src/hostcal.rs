@@ -13,6 +13,18 @@
 //! - `reclaim_call_ns`: a memcg reclaim that frees nothing over its `isolate_lru_folios()` calls
 //!   (M13's method): [`CpuCost::shrink_list_call`] is it less `scan_page` (the one folio each
 //!   call takes), as M13's 748 ns gave the table's 550.
+//! - `reclaim_call_spans` (reclaim21, lab/validation/reclaim-spans-rule.md): the scenario's own
+//!   memcg reclaims that freed nothing, traced over the run by the host runner
+//!   (`scenario_reclaim_call_spans_ns`: each one's duration, timed by M13's light trace, over the
+//!   calibration's median `mm_vmscan_lru_isolate` count, sorted), instead of the separate 128 MiB
+//!   read's median. Each memcg reclaim
+//!   (`try_to_free_mem_cgroup_pages()`, 6.18 mm/vmscan.c) draws one of them, seeded by the boot
+//!   seed, as [`crate::blkdev::HwQueue::read_bw_batches`] draws the device's batches, and every
+//!   `shrink_inactive_list()` call of that reclaim costs it ([`CpuCost::shrink_list_call`] is the
+//!   draw less `scan_page`, as for `reclaim_call_ns`). A sample is one reclaim's mean per call,
+//!   so the draw is per reclaim, not per call: drawing each call anew would average the spread
+//!   of a reclaim's length away. The median stays `reclaim_call_ns`, the scalar every other
+//!   reclaim (global, kswapd) costs.
 //! - `loop_read_window`: the loop device's time for an 8 MiB read ([`window_read_bw`]): the read
 //!   bandwidth its requests share in [`crate::blkdev::HwQueue`]. A host recording's is its
 //!   `device_window_ns` (rawin21): over the scenario's own run, the busy time of the device's
@@ -61,6 +73,12 @@ pub struct HostCost {
     pub read_large_folio: Vec<(u32, u64)>,
     /// ns per `isolate_lru_folios()` call of a memcg reclaim that frees nothing.
     pub reclaim_call: Option<u64>,
+    /// ns per `isolate_lru_folios()` call of each of the run's own memcg reclaims that freed
+    /// nothing (`[machine] reclaim_call_spans`; a host recording's
+    /// `scenario_reclaim_call_spans_ns`, lab/validation/reclaim-spans-rule.md): one drawn per
+    /// memcg reclaim ([`crate::kernel::Kernel::draw_reclaim_call`]). Empty: `reclaim_call` for
+    /// every reclaim.
+    pub reclaim_call_spans: Vec<u64>,
     /// ns of an 8 MiB read on the loop device: the median span of a run's lone 8 MiB windows where
     /// every recording of the set has them (`device_lone_window_ns`, lab/validation/lone-window-rule.md),
     /// else its busy time per 8 MiB over the run (`device_window_ns`).
@@ -186,5 +204,33 @@ impl CpuCost {
             c.zap_page = ns;
         }
         c
+    }
+}
+
+/// `boot_seed`'s stream of [`crate::kernel::Kernel::reclaim_call_rand`], apart from the others.
+pub const RECLAIM_CALL_RAND_SALT: u64 = 0x7265_636C_6169_6D32;
+
+impl crate::kernel::Kernel {
+    /// Take `spans` (ns per isolate call, `[machine] reclaim_call_spans`) as the run's memcg
+    /// reclaims' per-call costs: each less `scan_page` of the cost table as calibrated (as
+    /// [`CpuCost::host_calibrated`] turns `reclaim_call_ns` into `shrink_list_call`), the draws
+    /// seeded from `boot_seed`. Empty: every reclaim costs the table's `shrink_list_call`.
+    pub fn set_reclaim_call_spans(&mut self, spans: &[u64], boot_seed: u64) {
+        self.reclaim_call_draws = spans.iter().map(|&ns| ns.saturating_sub(self.cost.scan_page)).collect();
+        self.reclaim_call_rand = crate::lru_gen::memcg_lru_rand_seed(boot_seed ^ RECLAIM_CALL_RAND_SALT);
+    }
+
+    /// One memcg reclaim's cost per `shrink_inactive_list()` call (reclaim21; 6.18 mm/vmscan.c
+    /// `try_to_free_mem_cgroup_pages()`): with `reclaim_call_spans` given, one drawn from them into
+    /// [`CpuCost::shrink_list_call`] for the whole reclaim; returns the figure to put back when
+    /// the reclaim ends (the scalar the other reclaims cost). No spans: nothing drawn, the
+    /// random state untouched.
+    pub fn draw_reclaim_call(&mut self) -> u64 {
+        let keep = self.cost.shrink_list_call;
+        if !self.reclaim_call_draws.is_empty() {
+            let i = crate::lru_gen::get_random_u32_below(&mut self.reclaim_call_rand, self.reclaim_call_draws.len() as u64) as usize;
+            self.cost.shrink_list_call = self.reclaim_call_draws[i];
+        }
+        keep
     }
 }

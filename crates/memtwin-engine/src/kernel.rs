@@ -190,6 +190,12 @@ pub struct Kernel {
     /// ([`crate::hostcal::HostCost::vmpressure_work_run`], kwork23c): what the task waits when
     /// the work its reclaim queued takes its CPU ([`Kernel::vmpressure_tree`]); None: never.
     pub vmpressure_work_run: Option<Nanos>,
+    /// `CpuCost::shrink_list_call` of a memcg reclaim, one per `[machine] reclaim_call_spans`
+    /// sample, each drawn for a whole `try_to_free_mem_cgroup_pages()` (reclaim21,
+    /// [`Kernel::draw_reclaim_call`]); empty: the cost table's one figure.
+    pub reclaim_call_draws: Vec<Nanos>,
+    /// The state of the draws from `reclaim_call_draws` (seeded per boot).
+    pub reclaim_call_rand: u64,
     /// The running task's wait behind a bound kworker queued on its CPU that did not take it at
     /// once (review49 L1, [`crate::sched::bound_worker_deferred`]): due at the end of its protected
     /// slice ([`Kernel::cpu_wall`]), dropped when it sleeps first ([`Kernel::wait_until`]).
@@ -505,6 +511,8 @@ impl Kernel {
             vmpressure_work_run: None,
             end_io_work_run: None,
             end_io_wake: false,
+            reclaim_call_draws: vec![],
+            reclaim_call_rand: crate::lru_gen::MEMCG_LRU_RAND_SEED,
             vmpressure_tree_scanned: Vec::new(),
             in_task: false,
             task_load_sum: 0,

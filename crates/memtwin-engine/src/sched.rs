@@ -1032,6 +1032,8 @@ impl Simulation {
         }
         // A host recording's own measured costs (hostcal.rs).
         k.cost = k.cost.host_calibrated(&scn.machine.host_cost);
+        // reclaim21: each memcg reclaim's isolate-call cost drawn from the run's own (hostcal.rs)
+        k.set_reclaim_call_spans(&scn.machine.host_cost.reclaim_call_spans, scn.boot_seed);
         // `[machine] submit_io_slowdown` (iso23): a request's submission at its own factor.
         if let Some(s) = scn.machine.submit_io_slowdown {
             k.cost.submit_io = submit_io * s;

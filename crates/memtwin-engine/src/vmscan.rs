@@ -480,7 +480,12 @@ impl Kernel {
     pub fn try_to_free_mem_cgroup_pages_swap(&mut self, memcg: MemcgId, nr_pages: u64, may_swap: bool) -> u64 {
         let mut sc = self.direct_scan_control(memcg, nr_pages, true);
         sc.may_swap = may_swap;
-        self.do_try_to_free_pages(&mut sc)
+        // reclaim21 (hostcal.rs `reclaim_call_spans`): this reclaim's cost per
+        // shrink_inactive_list() call drawn from the run's own failing reclaims
+        let keep = self.draw_reclaim_call();
+        let freed = self.do_try_to_free_pages(&mut sc);
+        self.cost.shrink_list_call = keep;
+        freed
     }
 
     /// `try_to_free_pages()`: global direct reclaim by an allocating task.

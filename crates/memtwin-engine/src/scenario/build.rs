@@ -1016,6 +1016,22 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         None => {}
                     }
                 }
+                // reclaim21 (lab/validation/reclaim-spans-rule.md): the run's own failing memcg
+                // reclaims' per-call costs, one drawn per reclaim (hostcal.rs).
+                if let Some(v) = t.get("reclaim_call_spans") {
+                    let fix = "write the ns per isolate call of each of the run's memcg reclaims that freed nothing, such as [262, 270, 301] (memtwin real --on host records them as real.machine.host_cost.scenario_reclaim_call_spans_ns)";
+                    let spans = sample_array(cx, v, "machine.reclaim_call_spans", "whole numbers of ns", fix, |cx, it| match get_uint(cx, it, "a machine.reclaim_call_spans sample") {
+                        Some(ns) if !(1..=1_000_000).contains(&ns) => {
+                            cx.err(&it.loc, format!("a machine.reclaim_call_spans sample is {ns}, outside 1 ns to 1 ms a call"), fix);
+                            None
+                        }
+                        ns => ns,
+                    });
+                    machine.host_cost.reclaim_call_spans = spans;
+                    if t.get("reclaim_call_ns").is_none() {
+                        cx.err(&v.loc, "machine.reclaim_call_spans without machine.reclaim_call_ns", "give the spans' median as machine.reclaim_call_ns beside them (validate gives both from a recording)");
+                    }
+                }
                 // hostcal23: the anonymous-memory paths' costs (hostcal.rs module doc).
                 for (key, what) in [
                     ("anon_fault_ns", "ns of a first-touch anonymous fault of a base page, its clearing included (memtwin real --on host records it as real.machine.host_cost.anon_fault_ns)"),
@@ -1147,7 +1163,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         None => {}
                     }
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "vcpu_stall", "vcpu_stall_interval", "background_runnable", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "loop_read_window", "loop_read_window_spans", "loop_worker_run", "vmpressure_work_run", "end_io_work_run", "runner_sampler", "anon_fault_ns", "clear_page_ns", "zap_page_ns", "submit_io_slowdown", "nonmovable_free"]);
+                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "vcpu_stall", "vcpu_stall_interval", "background_runnable", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "reclaim_call_spans", "loop_read_window", "loop_read_window_spans", "loop_worker_run", "vmpressure_work_run", "end_io_work_run", "runner_sampler", "anon_fault_ns", "clear_page_ns", "zap_page_ns", "submit_io_slowdown", "nonmovable_free"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),

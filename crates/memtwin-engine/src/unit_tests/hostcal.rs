@@ -277,3 +277,76 @@ fn a_probe_round_takes_the_measured_anonymous_costs_6_18() {
 fn host_toml(machine: &str) -> String {
     format!("[scenario]\nname = \"h\"\n[machine]\nram = \"256M\"\n{machine}\n[kernel]\nprofile = \"linux-6.18\"\n[devices.sda]\nread_bw = \"500M\"\nblk_throttle = true\nqueue_read_bw = 3300000000\nqueue_depth = 128\nrequest_latency = \"50us\"\nrequest_read_bw = 1400000000\nqueue_write_bw = 3400000000\nrequest_write_bw = 3500000000\nwrite_bw = \"400M\"\nrequest_cost = \"13us\"\nmax_sectors_kb = 1280\n[tasks.t]\nops = [{{ op = \"sleep\", duration = \"1ms\" }}]\n")
 }
+
+/// `[machine] reclaim_call_spans` (reclaim21, lab/validation/reclaim-spans-rule.md): each memcg
+/// reclaim (`try_to_free_mem_cgroup_pages()`, 6.18 mm/vmscan.c) draws one of the run's own
+/// failing reclaims' per-call costs; `shrink_list_call` is the draw less `scan_page` (as for
+/// `reclaim_call_ns`) for that reclaim only, the scalar again after it. The draws are the
+/// boot seed's: the same seed the same sequence, another seed another; every sample is drawn.
+#[test]
+fn reclaim_call_spans_draw_one_per_memcg_reclaim_from_the_boot_seed_6_18() {
+    let r = crate::profile::CpuCost::reference();
+    let draws = |seed: u64| {
+        let mut s = host("reclaim_call_ns = 300\nreclaim_call_spans = [250, 300, 700]");
+        assert_eq!(s.kernel.reclaim_call_draws, vec![250 - r.scan_page, 300 - r.scan_page, 700 - r.scan_page]);
+        s.kernel.set_reclaim_call_spans(&[250, 300, 700], seed);
+        (0..64).map(|_| {
+            let keep = s.kernel.draw_reclaim_call();
+            let d = s.kernel.cost.shrink_list_call;
+            s.kernel.cost.shrink_list_call = keep;
+            assert_eq!(keep, 300 - r.scan_page, "the scalar stays the median's");
+            d + r.scan_page
+        }).collect::<Vec<u64>>()
+    };
+    let a = draws(0);
+    assert_eq!(a, draws(0), "one boot seed, one sequence");
+    assert_ne!(a, draws(3), "another boot, other draws");
+    for v in [250, 300, 700] {
+        assert!(a.contains(&v), "{v} never drawn in {a:?}");
+    }
+    assert!(a.iter().all(|v| [250, 300, 700].contains(v)));
+}
+
+/// A memcg reclaim with `reclaim_call_spans` of one sample costs what `reclaim_call_ns` of that
+/// sample costs (the draw is the reclaim's per-call cost), and leaves `shrink_list_call` at the
+/// scalar; without spans nothing is drawn (the random state untouched, outputs as before).
+#[test]
+fn a_memcg_reclaim_costs_its_drawn_span_and_restores_the_scalar_6_18() {
+    let elapsed = |m: &str| {
+        let mut s = host(&format!("{m}\n[files.\"/h\"]\nsize = \"16M\""));
+        let h = inode(&s, "/h");
+        let k = &mut s.kernel;
+        let c = k.cgroup_mkdir("/c").unwrap();
+        read_pages(k, h, 0, 4096, c);
+        let (t0, rand0) = (k.now, k.reclaim_call_rand);
+        assert!(k.try_to_free_mem_cgroup_pages(c, 32) >= 32);
+        (k.now - t0, k.cost.shrink_list_call, k.reclaim_call_rand != rand0)
+    };
+    let r = crate::profile::CpuCost::reference();
+    let (spans, after, drew) = elapsed("reclaim_call_ns = 262\nreclaim_call_spans = [2000]");
+    let (scalar, after_scalar, drew_none) = elapsed("reclaim_call_ns = 2000");
+    assert_eq!(spans, scalar, "the reclaim's calls cost the drawn 2000 ns");
+    assert_eq!((after, after_scalar), (262 - r.scan_page, 2000 - r.scan_page));
+    assert!(drew && !drew_none);
+    let (low, _, _) = elapsed("reclaim_call_ns = 262");
+    assert!(low < spans, "{low} {spans}");
+}
+
+/// Bad `[machine] reclaim_call_spans`: not an array, empty, a sample that is no whole number or
+/// out of range, spans without their median `reclaim_call_ns`.
+#[test]
+fn bad_reclaim_call_spans_are_refused_with_the_fix() {
+    for (m, want) in [
+        ("reclaim_call_ns = 300\nreclaim_call_spans = 300", "machine.reclaim_call_spans must be an array of whole numbers of ns"),
+        ("reclaim_call_ns = 300\nreclaim_call_spans = []", "machine.reclaim_call_spans is empty"),
+        ("reclaim_call_ns = 300\nreclaim_call_spans = [\"300ns\"]", "a machine.reclaim_call_spans sample"),
+        ("reclaim_call_ns = 300\nreclaim_call_spans = [2000000]", "sample is 2000000, outside 1 ns to 1 ms a call"),
+        ("reclaim_call_spans = [300]", "machine.reclaim_call_spans without machine.reclaim_call_ns"),
+    ] {
+        let toml = host_toml(m);
+        let e = crate::Document::from_toml("s.toml", &toml).unwrap().resolve(None, &[]).unwrap_err().to_string();
+        assert!(e.contains(want), "{m}: {e}");
+        assert!(e.contains("s.toml:"), "{m}: the place: {e}");
+        assert!(e.contains("fix: "), "{m}: the fix: {e}");
+    }
+}
