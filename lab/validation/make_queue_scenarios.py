@@ -361,7 +361,7 @@ V669_RESULT = {
         "takes about the same with blk-wbt and without (medians 0.341 and 0.322 s), where the engine's blk-wbt holds it",
         "to 0.45 s and without it writes in 0.19 s. sched.run_delay_s known out (IDLE_WAIT_WHY). Still pending.",
         "wake23 (machine.end_io_work_run, sched.rs end_io_wakee_wait): the writer's sched.run_delay_s (validate's engine",
-        "median) 5.0 -> 92.7 ms (wbt-2000, +85.5% against 50.0 ms) and 5.1 -> 35.2 ms (wbt-0, -15.3% against 41.5 ms: WITHIN,"
+        "median) 5.0 -> 92.7 ms (wbt-2000, +85.5% against 50.0 ms) and 5.1 -> 35.2 ms (wbt-0, -15.3% against 41.5 ms: WITHIN, "
         "its known out dropped as validate requires, WAIT_WITHIN). Not evidence: the engine's unthrottled writer sleeps in",
         "reclaim_throttle() about 451 times where the host's sleeps 12-23 (the note above), each woken by the completion's",
         "work, and lands behind it at the mean-count share (0.27) where the traced throttled writers land there at about",
@@ -372,6 +372,17 @@ V669_RESULT = {
 # Known outs of IDLE_WAIT_WHY that validate finds within (it refuses a known out that is within), with why the
 # agreement is not taken as evidence (written in the scenario's notes).
 WAIT_WITHIN = {("host-queue-rw-wbt-unthrottled", "wbt-0", "write", "sched.run_delay_s")}
+# The unthrottled writers whose engine run_delay is OVER the recording since wake23 (review51 M1): their known out
+# has its own cause, not IDLE_WAIT_WHY's "modelled in part only" (a wait too low).
+WAIT_OVER_WHY = ("the engine's writer waits MORE than the host's since wake23 (sched.rs end_io_wakee_wait, "
+                 "machine.end_io_work_run): the engine's unthrottled writer sleeps in reclaim_throttle() about 451 times "
+                 "where the host's sleeps 12-23 (this scenario's note), and each of those sleeps is woken by the write "
+                 "completion's work and may wait behind it; the throttles are the error, the wait per wake-up is the model's "
+                 "(the throttled writers of rw-msk, rw-seq and rw-wbt are under it). Not yet found: why the engine's "
+                 "unthrottled writer throttles about 20-35 times as often as the host's")
+WAIT_OVER = {("host-queue-rw-seq-unthrottled", "none", "write", "sched.run_delay_s"),
+             ("host-queue-rw-seq-unthrottled", "mq-deadline", "write", "sched.run_delay_s"),
+             ("host-queue-rw-wbt-unthrottled", "wbt-2000", "write", "sched.run_delay_s")}
 
 
 # What the recordings showed, per scenario: {name: header lines}.
@@ -986,7 +997,9 @@ cgroup = "R"
         # the idle host's run-queue wait (IDLE_WAIT_WHY), for each task of each variant
         for v, _ in variants:
             for st in (("read", "write") if writer else ("read",)):
-                if (name, v, st, "sched.run_delay_s") not in WAIT_WITHIN:
+                if (name, v, st, "sched.run_delay_s") in WAIT_OVER:
+                    known[(v, st, "sched.run_delay_s")] = WAIT_OVER_WHY
+                elif (name, v, st, "sched.run_delay_s") not in WAIT_WITHIN:
                     known[(v, st, "sched.run_delay_s")] = IDLE_WAIT_WHY
     for (var, st, m), why in known.items():
         why = why.replace('"', "'")
