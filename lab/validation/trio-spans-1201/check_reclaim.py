@@ -1,0 +1,83 @@
+"""reclaim-spans-rule.md 3 (with spans-rule.md 3): the throttled ra8192 trio against the set NAME-v669r1..6
+(the lead's quiet set of 2026-12-01 05:01-05:10 UTC, /work/quiet/s50/trio/, copied byte-identical into each
+scenario's real/), cmp21, 2026-12-01. A copy of check_spans.py that also scales the reclaim spans (item 3 (c)).
+
+validate_file on a copy of each scenario pointed at the set: at validate's inputs (seeds 0-5), at the boot seed
+blocks 6-11, 12-17, 18-23, with every recording's device input (`device_lone_window_ns` AND every span of
+`device_lone_window_spans_ns`) scaled by 0.97..1.03, and with every recording's reclaim spans
+(`scenario_reclaim_call_spans_ns`) AND their median (`scenario_reclaim_call_ns`) scaled by 0.97..1.03 (seeds 0-5),
+one scaling at a time over every recording (a recording without them is left as it is).
+
+    PYTHONPATH=$PWD/python python3 lab/validation/trio-spans-1201/check_reclaim.py OUTDIR NAME POINT...
+
+POINT: `in` (validate's inputs), `seed6`/`seed12`/`seed18`, `dev0.97` .. `dev1.03`, `rec0.97` .. `rec1.03`, or
+`all`. One line per point: every pass's read_bytes (engine median, kernel median, difference), every metric out of
+tolerance (validate's own verdict, Row.ok), and whether validate gave the reclaim spans (reclaim-spans-rule.md 2:
+only where every recording carries them).
+"""
+import json
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from memtwin.validate import validate_file  # noqa: E402
+
+TAG = "v669r"
+SCALINGS = (0.97, 0.98, 0.99, 1.01, 1.02, 1.03)
+ALL = ["in", "seed6", "seed12", "seed18"] + [f"dev{s}" for s in SCALINGS] + [f"rec{s}" for s in SCALINGS]
+
+
+def scenario(name):
+    for d in ("validation-pending", "validation"):
+        p = os.path.join(ROOT, "scenarios", d, name + ".toml")
+        if os.path.exists(p):
+            return p
+    raise SystemExit(f"no scenario {name}")
+
+
+def run(out, name, point):
+    base, dev, rec = 0, None, None
+    if point.startswith("seed"):
+        base = int(point[4:])
+    elif point.startswith("dev"):
+        dev = float(point[3:])
+    elif point.startswith("rec"):
+        rec = float(point[3:])
+    elif point != "in":
+        raise SystemExit(f"bad point {point!r}: one of {', '.join(ALL)}")
+    d = os.path.join(out, f"{name}-{point}")
+    os.makedirs(d + "/real", exist_ok=True)
+    text = open(scenario(name)).read()
+    files = [f"real/{name}-{TAG}{i}.json" for i in range(1, 7)]
+    text = re.sub(r"recorded = \[[^\]]*\]", "recorded = [" + ", ".join(f'"{f}"' for f in files) + "]", text)
+    open(d + "/s.toml", "w").write(text)
+    given = 0
+    for f in files:
+        r = json.load(open(os.path.join(os.path.dirname(scenario(name)), f)))
+        for v in r["variants"].values():
+            hc = v["real"]["machine"]["host_cost"]
+            if dev:
+                hc["device_lone_window_ns"] = round(hc["device_lone_window_ns"] * dev)
+                hc["device_lone_window_spans_ns"] = [round(x * dev) for x in hc["device_lone_window_spans_ns"]]
+            if "scenario_reclaim_call_spans_ns" in hc:
+                given += 1
+                if rec:
+                    hc["scenario_reclaim_call_spans_ns"] = [round(x * rec) for x in hc["scenario_reclaim_call_spans_ns"]]
+                    hc["scenario_reclaim_call_ns"] = round(hc["scenario_reclaim_call_ns"] * rec)
+        json.dump(r, open(d + "/" + f, "w"))
+    rows, _, _ = validate_file(d + "/s.toml", "host", True, out=lambda s: None, boot_seed_base=base)
+    rb = [f"{r.step} {r.sim / 1e6:.0f}/{r.real / 1e6:.0f} {(r.sim - r.real) / r.real * 100:+.1f}%" for r in rows if r.metric == "read_bytes"]
+    outs = [f"{r.step} {r.metric} {(r.sim - r.real) / r.real * 100 if r.real else 0:+.1f}%" for r in rows if not r.ok]
+    sims = {r.step: [round(x / 1e6) for x in r.sims] for r in rows if r.metric == "read_bytes"}
+    print(name, point, f"| reclaim spans in {given}/6 recordings (given: {'yes' if given == 6 else 'no'})",
+          "| read_bytes engine/kernel MB:", ", ".join(rb), "| OUT:", "; ".join(outs) or "none",
+          "| runs MB:", json.dumps(sims), flush=True)
+
+
+if __name__ == "__main__":
+    out, name, points = sys.argv[1], sys.argv[2], sys.argv[3:]
+    for p in (ALL if points == ["all"] else points):
+        run(out, name, p)
