@@ -118,9 +118,11 @@ def test_there_is_a_validation_set():
     # pending since fixtol (review10 M2: each step held to its own boots' spread, its first reader steps fail; not counted below)
     assert "qemu61-wbt-reader.toml" not in names
     assert "qemu61-throttle-kswapd-fail-after.toml" in names
-    # + tmpfs21: tmpfs huge= never, always, within_size (qemu61-tmpfs-huge-*)
+    # + tmpfs21: tmpfs huge= never, always, within_size (qemu61-tmpfs-huge-*); tmpfs21b: a tmpfs file swapped out
+    # under a memcg limit, huge= never and always (qemu61-tmpfs-swap-*)
     assert {n for n in names if n.startswith("qemu61-tmpfs-")} == {"qemu61-tmpfs-huge-never.toml", "qemu61-tmpfs-huge-always.toml",
-                                                                  "qemu61-tmpfs-huge-within.toml"}
+                                                                  "qemu61-tmpfs-huge-within.toml", "qemu61-tmpfs-swap-never.toml",
+                                                                  "qemu61-tmpfs-swap-always.toml"}
     # + mm20 (issue 20 D2): madvise of anonymous memory (qemu61-madv-pageout-anon, -pageout-anon-noswap,
     # -willneed-anon) and -noexec's pgactivate as the run's total (qemu61-mmap-noexec-total)
     madv = {n for n in names if n.startswith("qemu61-madv-")}
