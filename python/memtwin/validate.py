@@ -963,6 +963,15 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
             if lone is not None and spans is not None:
                 if not isinstance(spans, list) or not spans or not all(ok(x) for x in spans):
                     raise bad("device_lone_window_spans_ns", spans)
+                from memtwin.hostcal import LONE_WINDOWS_MIN
+                # hostcal.device_window_from()'s own form (review51 L8): at least LONE_WINDOWS_MIN spans,
+                # sorted, their upper median the recorded device_lone_window_ns
+                if len(spans) < LONE_WINDOWS_MIN or spans != sorted(spans) or spans[len(spans) // 2] != lone:
+                    raise _err(where or "validate", f"{which}: real.machine.host_cost.device_lone_window_spans_ns "
+                               f"({len(spans)} spans) is not what the runner records: at least {LONE_WINDOWS_MIN} spans, "
+                               f"sorted, their upper median device_lone_window_ns ({lone})",
+                               "re-record it (memtwin real FILE --on host --variant all --json OUT), or delete the "
+                               "spans from the recording to give the median alone")
                 # spans21 (lab/validation/spans-rule.md 1): the run's lone windows one by one, the
                 # device's read batches, one drawn per busy period from the boot seed
                 sets.append("machine.loop_read_window_spans=[" + ", ".join(f'"{x}ns"' for x in spans) + "]")

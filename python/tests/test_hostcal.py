@@ -539,3 +539,20 @@ def test_a_set_takes_the_runs_reclaims_only_where_every_recording_has_them():
     assert [recorded_host_cost(r) for r in one_window_kind([rec(a), rec(a)])] == [["machine.reclaim_call_ns=640", "machine.reclaim_call_spans=[600, 640, 700]"]] * 2
     assert [recorded_host_cost(r) for r in one_window_kind([rec(a), rec(b)])] == [["machine.reclaim_call_ns=1105"], ["machine.reclaim_call_ns=542"]]
     assert "scenario_reclaim_call_spans_ns" in a
+
+
+def test_validate_refuses_lone_window_spans_not_in_the_runners_form():
+    """review51 L8: recorded_host_cost() gives a recording's lone-window spans only in hostcal.device_window_from()'s
+    form (at least LONE_WINDOWS_MIN, sorted, their upper median device_lone_window_ns) and refuses other lists with an
+    error naming the field and the fix. Fails when a short, unsorted or off-median list is given to the engine."""
+    import pytest
+    from memtwin._memtwin import ScenarioError
+    base = {"device_window_ns": 3300000, "device_lone_window_ns": 3200000}
+
+    def rec(spans):
+        return {"steps": [], "real": {"on": "host", "machine": {"cpus": 2, "host_cost": {**base, "device_lone_window_spans_ns": spans}}}}
+    good = recorded_host_cost(rec([3100000, 3200000, 3400000]))
+    assert 'machine.loop_read_window_spans=["3100000ns", "3200000ns", "3400000ns"]' in good
+    for spans in ([3200000, 3300000], [3400000, 3200000, 3100000], [3100000, 3150000, 3400000]):
+        with pytest.raises(ScenarioError, match="device_lone_window_spans_ns .*not what the runner records"):
+            recorded_host_cost(rec(spans))
