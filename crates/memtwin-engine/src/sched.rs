@@ -628,6 +628,16 @@ impl BusyRq {
     }
 }
 
+/// The run queue's load (units of one nice-0 weight) a kworker is placed into on a task's CPU
+/// beside `others` runnable entities (units of [`crate::kernel::SCHED_CAPACITY_SCALE`]) on `cpus`
+/// CPUs: the task itself and the others beyond one per other CPU (`place_entity()`'s `load`,
+/// 6.18 kernel/sched/fair.c). Shared by [`loop_worker_wait`], [`bound_worker_wait`] and
+/// [`end_io_wakee_wait`].
+fn kworker_placement_load(others: u64, cpus: u64) -> f64 {
+    use crate::kernel::SCHED_CAPACITY_SCALE as S;
+    1.0 + others.saturating_sub((cpus - 1) * S) as f64 / S as f64
+}
+
 /// What a running task waits, on average, when its read wakes the loop device's worker
 /// (kwork23; drivers/block/loop.c 6.18 `loop_queue_rq()` -> `loop_queue_work()` ->
 /// `queue_work()` on the `WQ_UNBOUND` "loop%d" workqueue -> `kick_pool()` ->
@@ -664,12 +674,12 @@ impl BusyRq {
 pub fn loop_worker_wait(p: &crate::profile::KernelProfile, others: u64, nr_cpus: u32, task_lag: i64, run: Nanos) -> Nanos {
     use crate::kernel::SCHED_CAPACITY_SCALE as S;
     let cpus = nr_cpus.max(1) as u64;
-    let busy = if cpus == 1 { S } else { others.saturating_sub((cpus - 2) * S).min(S) };
+    let busy = kworker_waker_share(others, nr_cpus);
     if busy == 0 {
         return 0;
     }
     if p.eevdf {
-        let load = 1.0 + (others.saturating_sub((cpus - 1) * S)) as f64 / S as f64;
+        let load = kworker_placement_load(others, cpus);
         let limit = entity_lag_limit(p, nr_cpus) as f64;
         let shift = avg_vruntime_shift(place_entity_lag(limit, 1.0, load), 1.0, load);
         if entity_eligible(task_lag as f64 + shift) {
@@ -700,10 +710,9 @@ pub fn loop_worker_wait(p: &crate::profile::KernelProfile, others: u64, nr_cpus:
 /// prev_state R+ in the trace), schedstat's `run_delay`; else 0. Not modelled: the kworker's
 /// entry taking from the task's lag ([`BusyRq::loop_worker_take`]'s rule).
 pub fn bound_worker_wait(p: &crate::profile::KernelProfile, others: u64, nr_cpus: u32, task_lag: i64, run: Nanos) -> Nanos {
-    use crate::kernel::SCHED_CAPACITY_SCALE as S;
     if p.eevdf {
         let cpus = nr_cpus.max(1) as u64;
-        let load = 1.0 + (others.saturating_sub((cpus - 1) * S)) as f64 / S as f64;
+        let load = kworker_placement_load(others, cpus);
         let limit = entity_lag_limit(p, nr_cpus) as f64;
         let shift = avg_vruntime_shift(place_entity_lag(limit, 1.0, load), 1.0, load);
         if entity_eligible(task_lag as f64 + shift) {
@@ -817,7 +826,7 @@ pub fn end_io_wakee_wait(p: &crate::profile::KernelProfile, others: u64, nr_cpus
     if p.eevdf {
         let cpus = nr_cpus.max(1) as u64;
         // W's queue before the task's entry: the kworker and the background beyond the other CPUs
-        let load = 1.0 + others.saturating_sub((cpus - 1) * S) as f64 / S as f64;
+        let load = kworker_placement_load(others, cpus);
         let limit = entity_lag_limit(p, nr_cpus) as f64;
         let v = task_lag as f64;
         let shift = avg_vruntime_shift(place_entity_lag(v, 1.0, load), 1.0, load);
