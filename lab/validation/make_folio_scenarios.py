@@ -138,7 +138,15 @@ PENDING_NOTES = {"qemu61-xfs-seq-tight-256m-ra8192": ("# PENDING (the lead, 2026
                     "# built) and checked by switching it\n"
                     "# off for linux-6.1 in a scratch build of 717ad9c: boot 1 +16.8/+16.0/+16.0%, boot 4 +8.3/+5.0/+8.9%\n"
                     "# again. It shifts the speed at which the twin enters the regime, it does not remove it: two boots at\n"
-                    "# K 17 and 18 still differ by up to 10 points where the kernel's never moves. Still pending.\n")}
+                    "# K 17 and 18 still differ by up to 10 points where the kernel's never moves. Still pending.\n"
+                    "# xfs21 (2026-12-01, large-folios.md \"The twin's speed band on 6.1 XFS is the kernel's\"): refuted, a race\n"
+                    "# of the twin's own. K moves the kernel's race: the next window's reclaim reaching a window still under\n"
+                    "# read (shrink_folio_list() keeps a locked folio), traced in the twin; the same 6.1 path, and the guest\n"
+                    "# at 200 MiB/s moves too (1077-1123 MB a pass where its reclaim met folios under read, pgscan - pgsteal\n"
+                    "# above 4,352). The twin's band ends (500 MB/s) at 1.21 s of system time a pass; this set's 18 passes\n"
+                    "# took 2.03-6.86 s, all on the clean side, where the twin reads 1,082,654,720 at every K from 21 to 150.\n"
+                    "# Boots 1 and 4 move because the boot's calibration gives the twin a reader twice as fast as their passes\n"
+                    "# (1.05-1.27 s at K 17-18): the speed input, not the mechanism, is what is left. Still pending.\n")}
 
 # Recording sets (`recorded = [...]`, README "Validation against real kernels"; validate compares the
 # recordings' median with the engine runs' median): a timing-sensitive scenario is recorded several times,
