@@ -146,7 +146,7 @@ PENDING_NOTES = {"qemu61-xfs-seq-tight-256m-ra8192": ("# PENDING (the lead, 2026
                     "# above 4,352). The twin's band ends (500 MB/s) at 1.21 s of system time a pass; this set's 18 passes\n"
                     "# took 2.03-6.86 s, all on the clean side, where the twin reads 1,082,654,720 at every K from 21 to 150.\n"
                     "# Boots 1 and 4 move because the boot's calibration gives the twin a reader twice as fast as their passes\n"
-                    "# (1.05-1.27 s at K 17-18): the speed input, not the mechanism, is what is left. Still pending.\n")}
+                    "# (0.98-1.27 s at K 17-18): the speed input, not the mechanism, is what is left. Still pending.\n")}
 
 # Recording sets (`recorded = [...]`, README "Validation against real kernels"; validate compares the
 # recordings' median with the engine runs' median): a timing-sensitive scenario is recorded several times,
