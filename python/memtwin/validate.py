@@ -718,8 +718,12 @@ def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known, bim
         out(f"    note: {n}")
     lacking = reclaim_spans_lacking(reals)
     if lacking:
-        out(f"    note: no run is given its recording's reclaim spans (reclaim-spans-rule.md 2): recording "
-            + ", ".join(f"{i} ({why})" for i, why in lacking) + " lacks them")
+        whys = {}
+        for i, why in lacking:
+            whys.setdefault(why, []).append(str(i))
+        out(f"    note: no run is given its recording's reclaim spans (reclaim-spans-rule.md 2): recordings "
+            f"{', '.join(str(i) for i, _ in lacking)} of {len(reals)} lack them: "
+            + "; ".join(f"{', '.join(ns)}: {why}" for why, ns in whys.items()))
     n = len(reals)
     return compare_step_sets(name, [s["steps"] for s in sims[:n]], [r["steps"] for r in reals], tol, only, where, known,
                              specs, [s["steps"] for s in sims[n:]])
