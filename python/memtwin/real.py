@@ -1967,7 +1967,9 @@ class HostRun:
         elif rc_mode == "off":
             rc_why = "not traced (MEMTWIN_RECLAIM_TRACE=off)"
         elif rc_mode == "light" and not rc_calls:
-            rc_why = "no isolate-call count from the calibration (reclaim_call_ns unavailable): the light trace has no span"
+            rc_why = ("no isolate-call count from the calibration (reclaim_call_ns unavailable: "
+                      + str(((getattr(self, "host_cost", None) or {}).get("unavailable") or {}).get("reclaim_call_ns", "not measured"))[:160]
+                      + "): the light trace has no span")
         else:
             try:
                 rc_trace = hostcal.reclaim_trace_start(self, rc_pids, isolate=rc_mode == "full")

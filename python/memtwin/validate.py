@@ -716,6 +716,14 @@ def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known, bim
         + ("" if not costed else f", {costed} at their host's measured costs (host_cost)"))
     for n in infos[0].get("notes", []):
         out(f"    note: {n}")
+    lacking = reclaim_spans_lacking(reals)
+    if lacking:
+        whys = {}
+        for i, why in lacking:
+            whys.setdefault(why, []).append(str(i))
+        out(f"    note: no run is given its recording's reclaim spans (reclaim-spans-rule.md 2): recordings "
+            f"{', '.join(str(i) for i, _ in lacking)} of {len(reals)} lack them: "
+            + "; ".join(f"{', '.join(ns)}: {why}" for why, ns in whys.items()))
     n = len(reals)
     return compare_step_sets(name, [s["steps"] for s in sims[:n]], [r["steps"] for r in reals], tol, only, where, known,
                              specs, [s["steps"] for s in sims[n:]])
@@ -888,6 +896,11 @@ def recorded_step_gaps(real: dict, plan: Optional[dict] = None, where: Optional[
     return sets
 
 
+# rec21: what the host runner records with a run's failing reclaims' spans (hostcal.scenario_reclaims_from(),
+# real.py), dropped with them where a set gives none (one_window_kind)
+SCENARIO_RECLAIM_KEYS = ("scenario_reclaim_call_ns", "scenario_reclaim_failing_ns", "scenario_reclaim_source")
+
+
 def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "the recording") -> list:
     """The `[machine]` settings of the host costs a host recording measured before its run
     (`real.machine.host_cost`, memtwin.hostcal, hostcal21): `machine.read_large_folio_ns` as the
@@ -978,12 +991,27 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
         elif key in ("anon_fault_ns", "clear_page_ns", "zap_page_ns"):
             sets.append(f"machine.{key}={v}")
     spans = hc.get("scenario_reclaim_call_spans_ns")
+    if spans is None and any(k in hc for k in SCENARIO_RECLAIM_KEYS):
+        # rec21: the runner records the spans with these or not at all
+        raise _err(where or "validate", f"{which}: real.machine.host_cost has "
+                   f"{', '.join(k for k in SCENARIO_RECLAIM_KEYS if k in hc)} but no scenario_reclaim_call_spans_ns "
+                   "(the run's failing reclaims, recorded with them by the host runner)",
+                   "re-record it (memtwin real FILE --on host --variant all --json OUT), or delete the scenario_reclaim_* "
+                   "fields from the recording to give its calibration's reclaim_call_ns")
     if spans is not None:
         # reclaim21 (lab/validation/reclaim-spans-rule.md): the run's own memcg reclaims that freed
         # nothing, ns per isolate call, one drawn per memcg reclaim from the boot seed; their median
         # the scalar (reclaim_call_ns) instead of the separate 128 MiB read's
         if not isinstance(spans, list) or not spans or not all(ok(x) for x in spans):
             raise bad("scenario_reclaim_call_spans_ns", spans)
+        failing = hc.get("scenario_reclaim_failing_ns")
+        if spans != sorted(spans) or (failing is not None and (not isinstance(failing, list) or len(failing) != len(spans))):
+            # rec21: hostcal.scenario_reclaims_from()'s own form: sorted, one per failing reclaim timed
+            raise _err(where or "validate", f"{which}: real.machine.host_cost.scenario_reclaim_call_spans_ns "
+                       f"({len(spans)} spans) is not what the runner records: sorted, one per reclaim of "
+                       f"scenario_reclaim_failing_ns ({'absent' if failing is None else len(failing) if isinstance(failing, list) else json.dumps(failing)[:40]})",
+                       "re-record it (memtwin real FILE --on host --variant all --json OUT), or delete the scenario_reclaim_* "
+                       "fields from the recording to give its calibration's reclaim_call_ns")
         sets.append(f"machine.reclaim_call_ns={round(statistics.median(spans))}")
         sets.append("machine.reclaim_call_spans=[" + ", ".join(str(x) for x in spans) + "]")
     return sets
@@ -1018,6 +1046,26 @@ def _host_cost(real: Optional[dict]):
     return (((real or {}).get("real") or {}).get("machine") or {}).get("host_cost")
 
 
+def reclaim_spans_lacking(reals: list) -> list:
+    """rec21: [(recording number from 1, why)] of a set's recordings without the run's reclaim spans
+    (`scenario_reclaim_call_spans_ns`) where others have them (the set then gives none:
+    one_window_kind); why as the runner recorded it (`unavailable.scenario_reclaim_call_spans_ns`,
+    cut to 120 characters). [] where all or none have them."""
+    def hc(r):
+        c = _host_cost(r)
+        return c if isinstance(c, dict) else {}
+
+    has = ["scenario_reclaim_call_spans_ns" in hc(r) for r in reals]
+    if all(has) or not any(has):
+        return []
+    out = []
+    for i, r in enumerate(reals):
+        if not has[i]:
+            why = (hc(r).get("unavailable") or {}).get("scenario_reclaim_call_spans_ns") if isinstance(hc(r).get("unavailable"), dict) else None
+            out.append((i + 1, str(why)[:120] if why else "no reason recorded"))
+    return out
+
+
 def one_window_kind(reals: list) -> list:
     """A set's recordings as their device windows are given (review49 M2, lone-window-rule.md 1): the
     lone 8 MiB window only where every recording of the set has one, else the whole-run window for
@@ -1038,7 +1086,7 @@ def one_window_kind(reals: list) -> list:
         drop = ["device_lone_window_spans_ns"]
     # reclaim21 (reclaim-spans-rule.md 2): the run's own reclaims only where every recording has them
     if not all("scenario_reclaim_call_spans_ns" in hc(r) for r in reals):
-        drop.append("scenario_reclaim_call_spans_ns")
+        drop += ["scenario_reclaim_call_spans_ns", *SCENARIO_RECLAIM_KEYS]
     if not any(k in hc(r) for r in reals for k in drop):
         return reals
     out = []

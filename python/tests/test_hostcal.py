@@ -4,6 +4,7 @@ bad values refused with the place and the fix."""
 import errno
 import mmap
 import os
+import statistics
 
 import pytest
 
@@ -556,3 +557,86 @@ def test_validate_refuses_lone_window_spans_not_in_the_runners_form():
     for spans in ([3200000, 3300000], [3400000, 3200000, 3100000], [3100000, 3150000, 3400000]):
         with pytest.raises(ScenarioError, match="device_lone_window_spans_ns .*not what the runner records"):
             recorded_host_cost(rec(spans))
+
+
+def _reads(counts):
+    """A fake calibration read per kind: `counts[kind]` the failing on-CPU reclaims of each read in
+    turn (light: (ns, 0, 0); full: (ns, 640, 0)), with one reclaim that freed pages beside them."""
+    it = {k: iter(v) for k, v in counts.items()}
+    seen = []
+
+    def read_one(kind):
+        n = next(it[kind])
+        seen.append(kind)
+        calls = 0 if kind == "light" else 640
+        return [(400000 + 1000 * j, calls, 0) for j in range(n)] + [(90000, calls, 64)], n + 3
+    return read_one, seen
+
+
+def test_the_calibration_reads_until_each_kind_holds_its_failing_reclaims():
+    """rec21 (reclaim-spans-rule.md, amendment): the 128 MiB file is read again, light and full
+    alternately, until the light reads hold RECLAIM_MIN failing reclaims on the CPU and the full
+    reads RECLAIM_MIN with isolate calls; a kind that has them is not read again; every read's
+    reclaims count. Fails with one read of each (v669r's 8 of 18) or a kind read past its count."""
+    assert hostcal.RECLAIM_MIN == 5 and hostcal.RECLAIM_READS_MAX == 8 and hostcal.RECLAIM_SECONDS_MAX == 90
+    read_one, seen = _reads({"light": [4, 2, 9], "full": [1, 0, 3, 2, 7]})
+    got = hostcal.reclaim_reads_until(read_one)
+    assert seen == ["light", "full", "light", "full", "full", "full"]
+    assert got["reads"] == {"light": 2, "full": 4} and got["bound"] is None
+    assert got["by_read"] == [["light", 4, 7], ["full", 1, 4], ["light", 2, 5], ["full", 0, 3], ["full", 3, 6], ["full", 2, 5]]
+    r = hostcal.reclaim_call_from_reads(got)
+    assert (r["reclaims_timed"], r["reclaims_counted"], r["isolate_calls_median"]) == (6, 6, 640)
+    assert r["reclaim_reads"] == {"light": 2, "full": 4} and r["reclaims_by_read"][0] == ["light", 4, 7]
+    assert r["reclaim_call_ns"] == round(statistics.median([400000 + 1000 * j for j in range(4)] + [400000, 401000]) / 640)
+    # enough in the first read of each: one read each, as before rec21
+    read_one, seen = _reads({"light": [5], "full": [6]})
+    assert hostcal.reclaim_reads_until(read_one)["reads"] == {"light": 1, "full": 1} and seen == ["light", "full"]
+
+
+def test_the_calibrations_reads_are_bounded_and_too_few_is_an_error_naming_them():
+    """At most RECLAIM_READS_MAX reads of a kind and none started after RECLAIM_SECONDS_MAX; then too
+    few is reclaim_call_ns's error (unavailable in the recording), naming the counts, the reads and
+    the bound, never a figure from fewer than RECLAIM_MIN."""
+    read_one, seen = _reads({"light": [5], "full": [0] * 8 + [9]})
+    got = hostcal.reclaim_reads_until(read_one)
+    assert got["reads"] == {"light": 1, "full": 8} and got["bound"] == "8 reads of each kind" and len(seen) == 9
+    with pytest.raises(ValueError, match=r"too few reclaims .*\(5 timed, 0 counted; 5 each wanted\) after 1 light and 8 full "
+                                         r"reads of the 128 MiB file \(bound: 8 reads of each kind\)"):
+        hostcal.reclaim_call_from_reads(got)
+    t = iter([0.0, 10.0, 95.0, 200.0])
+    read_one, seen = _reads({"light": [1, 1, 1], "full": [1, 1, 1]})
+    got = hostcal.reclaim_reads_until(read_one, clock=lambda: next(t))
+    assert seen == ["light"] and got["bound"] == "90 s"
+    with pytest.raises(ValueError, match=r"\(1 timed, 0 counted; 5 each wanted\) after 1 light and 0 full"):
+        hostcal.reclaim_call_from_reads(got)
+
+
+def test_reclaims_begun_counts_every_reclaim_of_the_task():
+    assert hostcal.reclaims_begun(TRACE, 4242) == 3 and hostcal.reclaims_begun(TRACE, 9999) == 1 and hostcal.reclaims_begun(TRACE, 1) == 0
+
+
+def test_validate_refuses_reclaim_spans_missing_or_not_in_the_runners_form():
+    """rec21: a recording whose runner recorded its run's reclaims has the spans with them
+    (scenario_reclaim_call_ns, _failing_ns, _source) sorted, one per failing reclaim timed; spans
+    missing beside those fields, unsorted, or not one per timed reclaim are an error naming the
+    field and the fix, never given to the engine. Fails when such a recording is given its
+    calibration's figure or unsorted spans."""
+    hc = {"reclaim_call_ns": 700, "scenario_reclaim_call_spans_ns": [600, 640, 700], "scenario_reclaim_call_ns": 640,
+          "scenario_reclaim_failing_ns": [382000, 407000, 445000], "scenario_reclaim_source": "s"}
+    assert recorded_host_cost(rec(hc)) == ["machine.reclaim_call_ns=640", "machine.reclaim_call_spans=[600, 640, 700]"]
+    missing = {k: v for k, v in hc.items() if k != "scenario_reclaim_call_spans_ns"}
+    with pytest.raises(memtwin.ScenarioError) as e:
+        recorded_host_cost(rec(missing), "s.toml", "recording 3 of the set")
+    msg = str(e.value)
+    assert "s.toml" in msg and "recording 3 of the set" in msg and "no scenario_reclaim_call_spans_ns" in msg and "re-record" in msg
+    for spans, failing in (([700, 600, 640], hc["scenario_reclaim_failing_ns"]), ([600, 640], hc["scenario_reclaim_failing_ns"]),
+                           ([600, 640, 700], "x")):
+        with pytest.raises(memtwin.ScenarioError, match="(?s)scenario_reclaim_call_spans_ns .*not what the runner records.*re-record"):
+            recorded_host_cost(rec({**hc, "scenario_reclaim_call_spans_ns": spans, "scenario_reclaim_failing_ns": failing}), "s.toml")
+    # a set that gives none drops the fields with the spans: its recordings then give their calibration's
+    from memtwin.validate import one_window_kind, reclaim_spans_lacking
+    other = {"reclaim_call_ns": 542, "unavailable": {"scenario_reclaim_call_spans_ns": "no isolate-call count from the calibration"}}
+    assert [recorded_host_cost(r) for r in one_window_kind([rec(hc), rec(other)])] == [["machine.reclaim_call_ns=700"], ["machine.reclaim_call_ns=542"]]
+    assert reclaim_spans_lacking([rec(hc), rec(other), rec({"reclaim_call_ns": 1})]) == [
+        (2, "no isolate-call count from the calibration"), (3, "no reason recorded")]
+    assert reclaim_spans_lacking([rec(hc), rec(hc)]) == [] and reclaim_spans_lacking([rec(other)]) == []
