@@ -656,7 +656,7 @@ HOG_RESULT = """# Compared with a recording set on a quiet host with the runner'
 # in the traces. The hogswap23 directional build (3-on-2 forced for 0.4 s: 0.234 s) bounds what the share alone gives.
 # Out: hog 1 and hog 2 elapsed, hog 2's file, anon, swap bytes, pswpout, pgfault/pgpgout; the copy's pgfault/pgpgout and
 # pswpin; the probe's q2, max90, max, pgfault/pgpgout, anon, pswpin.
-# hog23 (2026-12-01, trace-hog-swap-1130/hog23/README.md; no recording made, the host loaded by the other helpers): the
+# hog23 (2026-12-01, trace-hog-swap-1130/hog23/README.md; one LOADED traced recording only, load 8.5-9.5, not compared): the
 # throttle's first slice is 6.18's in blk_throttle.rs (tg_within_bps_limit() counts a just-started slice whole: 20 MiB
 # leave at once, the 21st at the slice's end, 108 ms), unchanged. The twin's copy reads that slice in 6.7 ms because a
 # blk_throttle device without queue_depth serves a released request at once (blkdev.rs submit_own(); validate's
