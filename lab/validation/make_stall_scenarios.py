@@ -670,7 +670,7 @@ HOG_RESULT = """# Compared with a recording set on a quiet host with the runner'
 # twin's 27 ms; in the kernel's first 60 ms its hog runs 32 ms of CPU, the twin's 57), the copy's CPU in its first
 # slice (14.3 / 8.5 ms, the twin's 4.4), and hog 2's wake-up waits (0.42-0.51 s over 7,094-9,325 switch-ins in the
 # recordings, 27 ms in the twin: kernel.rs ttwu_fair_wait() gives a wake-up's wait beside the machine's background
-# only). review51 L3/L4 (cfs23's departed weight) fixed with no output moved: this validate is unchanged.
+# only; a directional build adding them beside the tasks shortened hog 2, 2.93-3.13 s, hog23/wake-experiment.patch). review51 L3/L4 (cfs23's departed weight) fixed with no output moved: this validate is unchanged.
 # Pending.
 """
 
