@@ -656,6 +656,21 @@ HOG_RESULT = """# Compared with a recording set on a quiet host with the runner'
 # in the traces. The hogswap23 directional build (3-on-2 forced for 0.4 s: 0.234 s) bounds what the share alone gives.
 # Out: hog 1 and hog 2 elapsed, hog 2's file, anon, swap bytes, pswpout, pgfault/pgpgout; the copy's pgfault/pgpgout and
 # pswpin; the probe's q2, max90, max, pgfault/pgpgout, anon, pswpin.
+# hog23 (2026-12-01, trace-hog-swap-1130/hog23/README.md; one LOADED traced recording only, load 8.5-9.5, not compared): the
+# throttle's first slice is 6.18's in blk_throttle.rs (tg_within_bps_limit() counts a just-started slice whole: 20 MiB
+# leave at once, the 21st at the slice's end, 108 ms), unchanged. The twin's copy reads that slice in 6.7 ms because a
+# blk_throttle device without queue_depth serves a released request at once (blkdev.rs submit_own(); validate's
+# machine.loop_read_window is then unused). Refuted as what separates hog 1: with the runner's loop device queue
+# beneath the rules (loop_table.py, as make_folio_scenarios.py's HOST_DEVICE) the slice takes 42 ms (the kernel's
+# ~60: its copy ran 14.3 ms, waited 17.0 for a CPU, slept ~29), yet hog 1 is 0.1946 s (-22.5%) and 21 of 60 are out
+# (the copy's file, anon, swap bytes, the probe's swap bytes and hog 1's pswpout +10.8% go out; the probe's q2 and max
+# come in); not taken (hog23/queue-experiment.patch). Tried too: the set's sampled background (background_runnable
+# 0.184, autogroup, runner_sampler 0.198, as host-queue-*): hog 1 -16.9%, 22 out (the copy's and probe's file and
+# swap bytes -14 to -21%); not taken. What is left: hog 1's run-queue wait (the recordings' run_delay_s 52-97 ms, the
+# twin's 27 ms; in the kernel's first 60 ms its hog runs 32 ms of CPU, the twin's 57), the copy's CPU in its first
+# slice (14.3 / 8.5 ms, the twin's 4.4), and hog 2's wake-up waits (0.42-0.51 s over 7,094-9,325 switch-ins in the
+# recordings, 27 ms in the twin: kernel.rs ttwu_fair_wait() gives a wake-up's wait beside the machine's background
+# only; a directional build adding them beside the tasks shortened hog 2, 2.93-3.13 s, hog23/wake-experiment.patch). review51 L3/L4 (cfs23's departed weight) fixed with no output moved: this validate is unchanged.
 # Pending.
 """
 

@@ -221,6 +221,12 @@ pub struct Kernel {
     /// want a CPU at the running task's instant, an expectation over the other tasks' present
     /// quanta.
     pub task_load_sum: u64,
+    /// The weights of the tasks that left the run queue at a clock later than the running
+    /// context's instant, summed (sched.rs `Simulation::departed`): still runnable then by their
+    /// last quanta's fractions. Kept by the scheduler (pruned to each quantum's clock); read with
+    /// [`Kernel::task_load_sum`] by every context that takes its CFS share: the running task
+    /// (sched.rs `enter()`) and kswapd ([`Kernel::kswapd_run`], review51 L4).
+    pub departed_load_sum: u64,
     /// kswapd's waits for a CPU while awake (every node's): schedstat's `run_delay` of the
     /// kswapd threads.
     pub kswapd_runq_ns: Nanos,
@@ -516,6 +522,7 @@ impl Kernel {
             vmpressure_tree_scanned: Vec::new(),
             in_task: false,
             task_load_sum: 0,
+            departed_load_sum: 0,
             kswapd_runq_ns: 0,
             in_kswapd: false,
             in_zswap_worker: false,

@@ -2824,11 +2824,9 @@ impl Kernel {
         let (now, sys, iowait, saved_nid, saved_ctx) = (self.now, self.sys_ns, self.iowait_ns, self.reclaim_nid, self.pcp_ctx);
         let (saved_stretch, saved_runq) = (self.cpu_stretch, self.runq_ns);
         // kswapd is a SCHED_NORMAL task at nice 0 (`kswapd()`): runnable beside the tasks that
-        // want a CPU (their weights on the run queue, `crate::sched::quantum_runnable_weight`)
-        // and the other nodes' awake kswapds (their runnable averages), it gets its CFS share
-        // of the CPUs (`crate::kernel::cfs_stretch`).
-        let others = (self.task_load_sum + self.kswapd_load_sum(Some(nid))) >> crate::sched::LOAD_PRECISION_SHIFT;
-        self.cpu_stretch = crate::kernel::cfs_stretch(others, self.nr_cpu_ids);
+        // want a CPU and the other nodes' awake kswapds, it gets its CFS share of the CPUs
+        // (`crate::kernel::cfs_stretch`).
+        self.cpu_stretch = crate::kernel::cfs_stretch(self.kswapd_share_others(nid), self.nr_cpu_ids);
         self.cpu_plain_update();
         self.reclaim_nid = Some(nid);
         let saved_until = self.kswapd_until;
@@ -2922,6 +2920,18 @@ impl Kernel {
         }
         self.swap_plug_switch();
         self.in_kswapd = false;
+    }
+
+    /// What node `nid`'s kswapd shares the CPUs with (units of `SCHED_CAPACITY_SCALE`, for
+    /// `crate::kernel::cfs_stretch`): the tasks that want a CPU, by their weights on the run
+    /// queue (`crate::sched::quantum_runnable_weight`: [`Kernel::task_load_sum`], the running
+    /// task's among them), with those that left it at a clock later than the running context's
+    /// ([`Kernel::departed_load_sum`]: still enqueued there, 6.1/6.18 kernel/sched/fair.c
+    /// `dequeue_entity()` at their own instant; review51 L4, which the running task's own share
+    /// in sched.rs `enter()` counted and kswapd's did not), and the other nodes' awake kswapds by
+    /// their runnable averages ([`Kernel::kswapd_load_sum`]).
+    pub fn kswapd_share_others(&self, nid: u32) -> u64 {
+        (self.task_load_sum + self.departed_load_sum + self.kswapd_load_sum(Some(nid))) >> crate::sched::LOAD_PRECISION_SHIFT
     }
 
     /// The runnable averages of the awake kswapds but `except`'s (units of `SCHED_CAPACITY_SCALE

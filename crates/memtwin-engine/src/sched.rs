@@ -219,6 +219,10 @@ pub(crate) struct Task {
     /// When `load` was last brought up to date (the end of the task's last quantum, or its
     /// wake-up): the start of the quantum the next update measures.
     load_at: Nanos,
+    /// Its entry in [`Simulation::departed`] while pending: (the clock it left the run queue
+    /// at, its weight then). A wake-up takes it back ([`Simulation::task_on_runq`]): the task
+    /// counts once, never both whole and departed (review51 L3).
+    departed: Option<(Nanos, u64)>,
     /// CPU time left of the slice the task was given when it last woke
     /// ([`Kernel::slice_left`]).
     slice_left: Nanos,
@@ -930,9 +934,10 @@ pub struct Simulation {
     /// task off at the end of its last quantum, which may lie ahead of the other tasks' clocks;
     /// until their clocks reach it the task was still on the run queue
     /// (`dequeue_entity()` happens at its own instant): [`Simulation::departed_weight`].
-    departed: BinaryHeap<Reverse<(Nanos, u64)>>,
-    /// The weights in [`Simulation::departed`], summed.
-    departed_sum: u64,
+    /// Entries are (that clock, the task); the weight is the task's `Task::departed`, and an
+    /// entry whose task no longer holds it (woken meanwhile) is stale and skipped. Their sum
+    /// is [`Kernel::departed_load_sum`], which kswapd's share reads too (review51 L4).
+    departed: BinaryHeap<Reverse<(Nanos, usize)>>,
     /// Ops that failed as the syscall would (EBUSY, ENOENT, ...), with where.
     errors: Vec<String>,
     nr_errors: u64,
@@ -1205,6 +1210,7 @@ impl Simulation {
                     charge_loop: None,
                     load: 0,
                     load_at: t.start,
+                    departed: None,
                     // a new task is placed with a slice of its own (`place_entity()` at fork)
                     slice_left: k.sched_slice,
                     eevdf_lag: 0,
@@ -1241,7 +1247,6 @@ impl Simulation {
             runq,
             unforked,
             departed: BinaryHeap::new(),
-            departed_sum: 0,
             errors: vec![],
             nr_errors: 0,
             events: vec![],
@@ -1290,6 +1295,9 @@ impl Simulation {
                 self.kernel.task_load_sum += load;
             }
         }
+        // The tasks that left the run queue by now no longer count (`Kernel::departed_load_sum`,
+        // which kswapd reads when the timers below run it).
+        self.departed_weight(t_now);
         self.kernel.blk_retire(horizon);
         while self.next_sample <= t_now {
             self.kernel.advance_clock(self.next_sample);
@@ -1349,37 +1357,52 @@ impl Simulation {
 
     /// Task `ti` blocked (a `wait`) or exited: no longer runnable (`dequeue_entity()`), its
     /// weight out of the sum; a task a post wakes is enqueued again whole ([`Simulation::task_on_runq`]).
-    fn task_off_runq(&mut self, ti: usize) {
+    pub(crate) fn task_off_runq(&mut self, ti: usize) {
         let t = &mut self.tasks[ti];
         let load = std::mem::take(&mut t.load);
         self.kernel.task_load_sum -= load;
         t.load_at = t.times.clock;
         if load > 0 {
             // on the run queue up to its own clock (`Simulation::departed`)
-            self.departed.push(Reverse((t.times.clock, load)));
-            self.departed_sum += load;
+            let at = t.times.clock;
+            if let Some((_, old)) = t.departed.replace((at, load)) {
+                self.kernel.departed_load_sum -= old;
+            }
+            self.departed.push(Reverse((at, ti)));
+            self.kernel.departed_load_sum += load;
         }
     }
 
     /// The weight of the tasks that left the run queue after `now` ([`Simulation::departed`]):
     /// still runnable at `now` by their last quanta's fractions. Those that left at or before
     /// `now` are forgotten (the quanta run in clock order, so a later quantum does not need them).
-    fn departed_weight(&mut self, now: Nanos) -> u64 {
-        while let Some(&Reverse((at, load))) = self.departed.peek() {
+    pub(crate) fn departed_weight(&mut self, now: Nanos) -> u64 {
+        while let Some(&Reverse((at, ti))) = self.departed.peek() {
             if at > now {
                 break;
             }
             self.departed.pop();
-            self.departed_sum -= load;
+            // a task woken meanwhile took its entry back (`Simulation::task_on_runq`)
+            if let Some((left, load)) = self.tasks[ti].departed {
+                if left == at {
+                    self.tasks[ti].departed = None;
+                    self.kernel.departed_load_sum -= load;
+                }
+            }
         }
-        self.departed_sum
+        self.kernel.departed_load_sum
     }
 
     /// Task `ti` woken from a `wait` (`try_to_wake_up()` -> `activate_task()`): a full weight
     /// on the run queue until its next quantum measures it ([`quantum_runnable_weight`]), from
-    /// its clock now.
-    fn task_on_runq(&mut self, ti: usize) {
+    /// its clock now. Woken before the other tasks' clocks reach the one it left the run
+    /// queue at, it would count there twice (whole and by its departed weight): its entry in
+    /// [`Simulation::departed`] is taken back, and it counts once, whole (review51 L3).
+    pub(crate) fn task_on_runq(&mut self, ti: usize) {
         let t = &mut self.tasks[ti];
+        if let Some((_, load)) = t.departed.take() {
+            self.kernel.departed_load_sum -= load;
+        }
         if t.load == 0 && !t.killed {
             t.load = quantum_runnable_weight(0, 0);
             self.kernel.task_load_sum += t.load;
@@ -1449,6 +1472,15 @@ impl Simulation {
     fn task_maps(&self, ti: usize, vma: crate::memory::VmaId) -> bool {
         let v = &self.kernel.vmas[vma.0 as usize];
         v.live && v.mm == ti as u32
+    }
+
+    /// Unit tests: set task `ti`'s clock and its weight on the run queue (as a quantum ending
+    /// there would, [`Simulation::task_load_update`]), the sum with it.
+    #[cfg(test)]
+    pub(crate) fn set_task_quantum(&mut self, ti: usize, clock: Nanos, load: u64) {
+        let t = &mut self.tasks[ti];
+        self.kernel.task_load_sum = self.kernel.task_load_sum - t.load + load;
+        (t.times.clock, t.load, t.load_at) = (clock, load, clock);
     }
 
     /// The clock of task `name` (unit tests watch who runs while a task sleeps).

@@ -557,6 +557,66 @@ fn a_woken_task_shares_the_cpu_at_once_6_18() {
     }
 }
 
+/// A task that left the run queue at a clock ahead of the others' counts there until they reach
+/// it (`Simulation::departed`: `dequeue_entity()` at its own instant, 6.1/6.18
+/// kernel/sched/fair.c); woken before then (`try_to_wake_up()` -> `activate_task()`), it is one
+/// entity on the run queue, counted once, whole, not whole and departed both (review51 L3: under
+/// the old rule the sum at 5 ms was 2.25 weights, checked: this test then fails). Its stale entry
+/// does not take a later departure's weight away early, and a second departure at the same clock
+/// counts once.
+#[test]
+fn a_task_woken_before_its_departure_counts_once() {
+    use crate::kernel::SCHED_CAPACITY_SCALE as S;
+    use crate::sched::LOAD_PRECISION_SHIFT as P;
+    let one = S << P;
+    let mut s = sim("[scenario]\nname = \"d\"\n[machine]\nram = \"256M\"\ncpus = 2\n[kernel]\nprofile = \"linux-6.18\"\n\
+                     [tasks.a]\nops = [{ op = \"sleep\", duration = \"1s\" }]\n[tasks.b]\nops = [{ op = \"sleep\", duration = \"1s\" }]\n");
+    let ms = 1_000_000;
+    s.set_task_quantum(0, 5 * ms, one);
+    s.set_task_quantum(1, 10 * ms, one / 4);
+    let seen = |s: &mut crate::sched::Simulation, now: crate::types::Nanos| s.kernel.task_load_sum + s.departed_weight(now);
+    assert_eq!(seen(&mut s, 5 * ms), one + one / 4, "both on the run queue");
+    // b blocks at its clock, 10 ms: at 5 ms it is still there by its quantum's fraction
+    s.task_off_runq(1);
+    assert_eq!(seen(&mut s, 5 * ms), one + one / 4, "b departs at 10 ms: still counted at 5 ms");
+    // b is woken at its clock: one entity, whole
+    s.task_on_runq(1);
+    assert_eq!(s.kernel.departed_load_sum, 0, "its departed entry taken back");
+    assert_eq!(seen(&mut s, 5 * ms), 2 * one, "b once, whole (the old rule: 2.25 weights)");
+    // b departs again at the same clock with another weight; the stale entry pops at 10 ms
+    s.set_task_quantum(1, 10 * ms, one / 2);
+    s.task_off_runq(1);
+    assert_eq!(seen(&mut s, 5 * ms), one + one / 2, "departed again at 10 ms, by its new weight");
+    assert_eq!(seen(&mut s, 10 * ms), one, "gone at its clock, once");
+    assert_eq!(s.kernel.departed_load_sum, 0);
+    // a later departure is not taken away by b's stale entries
+    s.set_task_quantum(1, 20 * ms, one / 2);
+    s.task_off_runq(1);
+    s.task_on_runq(1);
+    s.set_task_quantum(1, 30 * ms, one / 8);
+    s.task_off_runq(1);
+    assert_eq!(seen(&mut s, 20 * ms), one + one / 8, "the stale 20 ms entry leaves the 30 ms departure");
+    assert_eq!(seen(&mut s, 30 * ms), one);
+}
+
+/// kswapd shares the CPUs with every task on the run queue at the running context's instant, the
+/// tasks that left it at a later clock among them (`Kernel::departed_load_sum`, which the running
+/// task's own share in `enter()` counts), and the other nodes' awake kswapds (review51 L4: its
+/// share left the departed tasks out; checked: this test then fails).
+#[test]
+fn kswapd_shares_the_cpus_with_departed_tasks_too() {
+    use crate::kernel::SCHED_CAPACITY_SCALE as S;
+    use crate::sched::LOAD_PRECISION_SHIFT as P;
+    let mut s = sim("[scenario]\nname = \"k\"\n[machine]\nram = \"256M\"\ncpus = 1\n[kernel]\nprofile = \"linux-6.18\"\n[tasks.t]\nops = []\n");
+    let k = &mut s.kernel;
+    k.nodes[0].kswapd_active = true;
+    k.nodes[0].kswapd_load = (S / 4) << P;
+    k.task_load_sum = S << P;
+    k.departed_load_sum = (S / 2) << P;
+    assert_eq!(k.kswapd_share_others(0), S + S / 2, "the running task and a departed one's half, not kswapd itself");
+    assert_eq!(crate::kernel::cfs_stretch(k.kswapd_share_others(0), 1), 2 * S + S / 2);
+}
+
 /// Tasks that want a CPU share the machine's CPUs (CFS, kernel/sched/fair.c 6.1
 /// `sched_slice()`): four tasks faulting in anonymous memory, CPU time only, take each the same
 /// system time on one CPU as on four, but on one CPU four times as long (the share counts the
