@@ -76,7 +76,8 @@ fn a_vmpressure_preemption_adds_the_stale_clock_to_run_delay_only_6_18() {
 /// vmpressure_work_run = "11us"` (its reclaim's vmpressure windows preempt it); with `preempt_resched_run
 /// = "180us"` its `sched.run_delay_s` grows by a positive whole number of 175.95 us stale intervals and
 /// its elapsed time and bytes do not move (schedstat's accounting, not the task's time). Fails with the
-/// kernel.rs call removed (no difference) or the stale clock added to the clock (elapsed moves).
+/// kernel.rs call removed (no difference); the stale clock charged to the clock is caught by the test above (the
+/// writer's pace is the device's here, so its elapsed time would not show it).
 #[test]
 fn a_v1_memcg_writers_run_delay_counts_its_run_after_each_vmpressure_wakeup_6_18() {
     let go = |m: &str| {
