@@ -116,6 +116,13 @@ pub struct HostCost {
     /// END_IO_WORK_RUN; [`crate::sched::end_io_wakee_wait`]). None: the woken task never waits
     /// behind it (the engine before wake23).
     pub end_io_work_run: Option<u64>,
+    /// ns a task runs on between the wake-up of a kworker that preempts it and its switch-out
+    /// (`[machine] preempt_resched_run`, pre23: the host's 6.18 switches at the task's next
+    /// `cond_resched()`; traced by lab/validation/trace-idle-wait-1130/preempt-1201s/bound.bt, the
+    /// vmpressure kworker's `sched_wakeup` to the writer's `sched_switch`, make_queue_scenarios.py
+    /// PREEMPT_RESCHED_RUN; [`crate::sched::wakeup_preempt_stale_clock`]). None: schedstat's
+    /// `run_delay` counts the wait only (the engine before pre23).
+    pub preempt_resched_run: Option<u64>,
     /// The runner's own run-queue sampler's CPU (`[machine] runner_sampler`, units of
     /// [`crate::kernel::SCHED_CAPACITY_SCALE`]: CPUs; `memtwin real --on host` records its CPU time,
     /// real.machine.runq_sampler.cpu_s, over the tasks' run): a runnable entity on the CPUs

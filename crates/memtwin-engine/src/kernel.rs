@@ -207,6 +207,11 @@ pub struct Kernel {
     /// [`crate::hostcal::HostCost::end_io_work_run`], wake23): what a task woken by it waits when
     /// it lands on the kworker's CPU ([`crate::sched::end_io_wakee_wait`]); None: never.
     pub end_io_work_run: Option<Nanos>,
+    /// The running task's run from the wake-up of a kworker that preempts it to its switch-out
+    /// (`[machine] preempt_resched_run`, [`crate::hostcal::HostCost::preempt_resched_run`], pre23):
+    /// schedstat's `run_delay` counts it too ([`crate::sched::wakeup_preempt_stale_clock`]); None:
+    /// never.
+    pub preempt_resched_run: Option<Nanos>,
     /// The running task's sleep about to start ([`Kernel::wait_until`]) is ended by a write
     /// completion's `folio_end_writeback()` (set by [`Kernel::woken_by_end_io`], taken by the sleep).
     pub end_io_wake: bool,
@@ -516,6 +521,7 @@ impl Kernel {
             bound_worker_slice: 0,
             vmpressure_work_run: None,
             end_io_work_run: None,
+            preempt_resched_run: None,
             end_io_wake: false,
             reclaim_call_draws: vec![],
             reclaim_call_rand: crate::lru_gen::MEMCG_LRU_RAND_SEED,
@@ -884,6 +890,13 @@ impl Kernel {
             let wait = crate::sched::bound_worker_wait(&self.profile, others, self.nr_cpu_ids, self.eevdf_lag, run);
             self.now += wait;
             self.runq_ns += wait;
+            if wait > 0 {
+                // the kworker's wake-up preempted the task, which ran on to its next preemption
+                // point on the wake-up's rq clock: schedstat counts that run as waiting too (pre23)
+                if let Some(g) = self.preempt_resched_run {
+                    self.runq_ns += crate::sched::wakeup_preempt_stale_clock(g, crate::timer::NSEC_PER_JIFFY);
+                }
+            }
             // an eligible task keeps its CPU to its protected slice's end and waits the run then
             // (review49 L1); a work queued again while pending runs once (`queue_work()` false)
             let later = crate::sched::bound_worker_deferred(&self.profile, others, self.nr_cpu_ids, self.eevdf_lag, run);

@@ -845,6 +845,42 @@ pub fn end_io_wakee_wait(p: &crate::profile::KernelProfile, others: u64, nr_cpus
 
 // ---- end of wake23's section ----
 
+// ---- pre23 (issue 23): schedstat's clock at a wake-up preemption. This section starts here and
+// ends at "end of pre23's section" below; nothing else in this file is pre23's. ----
+
+/// What schedstat's `run_delay` counts beyond a task's real wait when a kworker woken on its CPU
+/// preempts it ([`bound_worker_wait`]'s immediate case, the memcg vmpressure work the task's own
+/// reclaim queued): the task's own run from the kworker's wake-up to its switch-out, as far back
+/// as the CPU's last clock update (pre23, issue 23; lab/validation/trace-idle-wait-1130/preempt-1201s).
+///
+/// kernel/sched/core.c (6.18; 6.1's `check_preempt_curr()` alike) `wakeup_preempt()`: when the
+/// wakee's check set need_resched on the running task, "A queue event has occurred, and we're
+/// going to schedule. In this case, we can save a useless back to back clock update":
+/// `rq_clock_skip_update()` sets `RQCF_REQ_SKIP`, `__schedule()` promotes it to `RQCF_ACT_SKIP`
+/// and its `update_rq_clock()` returns at once, so the switch runs on the clock of the CPU's last
+/// update: the wake-up's own (`ttwu_do_activate()` under the rq lock) or a later tick's
+/// (`sched_tick()` -> `update_rq_clock()`, every `1/HZ`). Where the kernel preempts only at the
+/// task's next preemption point (the host's 6.18, PREEMPT_DYNAMIC in its default `none` mode: the
+/// next `cond_resched()`, prev_state R+ in the traces) the task runs on between the wake-up and the
+/// switch, and `sched_info_switch()` -> `sched_info_depart()` -> `sched_info_enqueue()`
+/// (kernel/sched/stats.h) stamps its `last_queued` with the stale clock: `sched_info_arrive()` at
+/// its next switch-in adds that run to its `run_delay` (and the kworker's `sum_exec_runtime`
+/// gets it, not the task's). Its wall clock does not move: the task ran.
+///
+/// `resched` is the task's run from the kworker's wake-up to its switch-out (`[machine]
+/// preempt_resched_run`, traced: the `sched_wakeup` of the bound kworker to the task's
+/// `sched_switch`); `tick` is `1/HZ`. A run `g` shorter than a tick, begun at a uniform phase of
+/// the tick, holds a tick with chance `g / tick`, which leaves the half after it: `g - g^2 / (2
+/// tick)` on average; a run of a tick or more leaves half a tick. 0 without a run.
+pub fn wakeup_preempt_stale_clock(resched: Nanos, tick: Nanos) -> Nanos {
+    if tick == 0 || resched >= tick {
+        return tick / 2;
+    }
+    resched - (resched as u128 * resched as u128 / (2 * tick as u128)) as Nanos
+}
+
+// ---- end of pre23's section ----
+
 /// mm/vmpressure.c `vmpressure_win` (6.1): `SWAP_CLUSTER_MAX * 16` pages scanned in a memcg's
 /// subtree before `vmpressure()` schedules its work ([`crate::kernel::Kernel::vmpressure_tree`]).
 pub const VMPRESSURE_WIN: u64 = 32 * 16;
@@ -994,6 +1030,8 @@ impl Simulation {
         k.vmpressure_work_run = scn.machine.host_cost.vmpressure_work_run;
         // the write completion's work that wakes a reclaiming writer (end_io_wakee_wait, wake23)
         k.end_io_work_run = scn.machine.host_cost.end_io_work_run;
+        // the preempted task's run from the kworker's wake-up to its switch-out (pre23)
+        k.preempt_resched_run = scn.machine.host_cost.preempt_resched_run;
         k.kworker_rand = crate::lru_gen::memcg_lru_rand_seed(scn.boot_seed ^ KWORKER_RAND_SALT);
         k.lruvecs = (0..scn.machine.nodes as usize).map(|n| crate::mmzone::Lruvec::new(n, k.profile.lru_gen, k.now)).collect();
         k.lru_stats = Default::default();

@@ -1120,6 +1120,15 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         None => {}
                     }
                 }
+                // The preempted task's run from a kworker's wake-up to its switch-out (pre23,
+                // crate::sched::wakeup_preempt_stale_clock): schedstat counts it as run_delay.
+                if let Some(v) = t.get("preempt_resched_run") {
+                    match get_duration(cx, v, "machine.preempt_resched_run") {
+                        Some(d) if !(100..=100_000_000).contains(&d) => cx.err(&v.loc, format!("machine.preempt_resched_run is {d} ns, outside 100ns to 100ms for a preempted task's run from the kworker's wake-up to its switch-out"), "write the measured run, such as \"180us\" (lab/validation/trace-idle-wait-1130/preempt-1201s: the bound kworker's sched_wakeup to the preempted task's sched_switch, summarize_bound.py)"),
+                        Some(d) => machine.host_cost.preempt_resched_run = Some(d),
+                        None => {}
+                    }
+                }
                 if let Some(v) = t.get("runner_sampler") {
                     let fix = "write the CPUs the runner's run-queue sampler kept busy, a number from 0 to 1000 such as 0.2 (its CPU time over the tasks' run: memtwin real --on host records it as real.machine.runq_sampler.cpu_s)";
                     match v.v {
@@ -1163,7 +1172,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         None => {}
                     }
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "vcpu_stall", "vcpu_stall_interval", "background_runnable", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "reclaim_call_spans", "loop_read_window", "loop_read_window_spans", "loop_worker_run", "vmpressure_work_run", "end_io_work_run", "runner_sampler", "anon_fault_ns", "clear_page_ns", "zap_page_ns", "submit_io_slowdown", "nonmovable_free"]);
+                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "vcpu_stall", "vcpu_stall_interval", "background_runnable", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "reclaim_call_spans", "loop_read_window", "loop_read_window_spans", "loop_worker_run", "vmpressure_work_run", "end_io_work_run", "preempt_resched_run", "runner_sampler", "anon_fault_ns", "clear_page_ns", "zap_page_ns", "submit_io_slowdown", "nonmovable_free"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),

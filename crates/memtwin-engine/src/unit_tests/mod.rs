@@ -25,6 +25,7 @@ mod memcontrol;
 mod mlock;
 mod page_writeback;
 mod page_alloc;
+mod pre23;
 mod readahead;
 mod rmap;
 mod sched;

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Name the work the bound kworkers run when they preempt the host-queue writer and reader (pre23, issue 23).
+
+Input: bound.bt output (run.sh). Roles as summarize_preempt.py (writer: most bytes written; sampler: most read calls;
+reader: the runner's other child with the most P lines). For each preemption of the writer/reader by a bound kworker
+(P line whose next task is kworker/N:M, N:MH), the works that kworker executed between the switch-out and the
+preempted task's switch-in (E lines of its tid starting in that window), the task's wait (Q), and who queued
+those works (A lines, matched by function and CPU: the last A of that function on that CPU before the run).
+Prints per role: preemptions by the first work's function, their waits (sum, median, mean), the works' own runs, and
+the queuers; and the task's run from the kworker's wake-up (its K line before the P) to its switch-out (the P), which
+schedstat counts as run_delay too (kernel/sched/core.c 6.18 wakeup_preempt() -> rq_clock_skip_update(): the switch at
+the task's next cond_resched() runs on the wake-up's rq clock, sched.rs wakeup_preempt_stale_clock()), with the stale
+interval that leaves at HZ=250 (a run g < T = 4 ms: g - g^2/(2T) on average; T/2 beyond). Also every bound work's
+runs over the whole trace. Usage: summarize_bound.py RUNDIR..."""
+import bisect, collections, os, re, sys
+
+
+def parse(path):
+    wr, rdn, forks, P, Q, K, A, E, ft = {}, {}, [], [], [], [], [], [], {}
+    for line in open(path):
+        f = line.split()
+        if not f:
+            continue
+        m = re.match(r"@(wr|rdn)\[(\d+)\]: (\d+)", line)
+        if m:
+            {"wr": wr, "rdn": rdn}[m.group(1)][m.group(2)] = int(m.group(3))
+        elif f[0] == "F" and len(f) == 4:
+            forks.append((f[2], f[3]))
+            ft[f[3]] = int(f[1])
+        elif f[0] == "P" and len(f) == 7:
+            P.append(f[1:])
+        elif f[0] == "Q" and len(f) == 7:
+            Q.append(f[1:])
+        elif f[0] == "K" and len(f) == 8:
+            K.append(f[1:])
+        elif f[0] == "A" and len(f) == 8:
+            A.append(f[1:])
+        elif f[0] == "E" and len(f) == 7:
+            E.append(f[1:])
+    return wr, rdn, (forks, ft), P, Q, K, A, E
+
+
+def roles_of(wr, rdn, forks, P):
+    parents = collections.Counter(p for p, c in forks[0])
+    runner = parents.most_common(1)[0][0]
+    kids = {c for p, c in forks[0] if p == runner}
+    writer = max((p for p in wr if p != runner and p in kids), key=lambda p: wr[p])
+    sampler = max((p for p in rdn if p not in (runner, writer) and p in kids), key=lambda p: rdn[p])
+    # the reader: the runner's child forked nearest the writer (the two task processes are forked together)
+    reader = min((c for c in kids if c not in (writer, sampler)), key=lambda c: abs(forks[1][c] - forks[1][writer]))
+    return {writer: "writer", reader: "reader", sampler: "sampler", runner: "runner"}
+
+
+TICK_NS = 4_000_000  # 1/HZ, the host's CONFIG_HZ=250 (/proc/config.gz)
+
+
+def stale(g):
+    return g - g * g / (2 * TICK_NS) if g < TICK_NS else TICK_NS / 2
+
+
+def med(l):
+    l = sorted(l)
+    return l[len(l) // 2] if l else 0
+
+
+def summarize(rundir):
+    wr, rdn, forks, P, Q, K, A, E = parse(os.path.join(rundir, "bt.out"))
+    roles = roles_of(wr, rdn, forks, P)
+    inv = {r: p for p, r in roles.items()}
+    ev = sorted([(int(p[0]), 0, p) for p in P] + [(int(q[0]), 1, q) for q in Q])
+    pend, rows = {}, []
+    for t, k, f in ev:
+        if k == 0:
+            pend[f[1]] = f
+        elif f[1] in pend:
+            rows.append((pend.pop(f[1]), f))
+    by_tid = collections.defaultdict(list)
+    for e in E:
+        by_tid[e[1]].append((int(e[0]), e[4], int(e[5])))
+    for l in by_tid.values():
+        l.sort()
+    woken = collections.defaultdict(list)
+    for k in K:
+        woken[k[1]].append(int(k[0]))
+    queued = collections.defaultdict(list)
+    for a in A:
+        queued[(a[1], a[4])].append((int(a[0]), a[6], a[5]))
+    print(f"== {os.path.basename(rundir.rstrip('/'))}  roles: " + ", ".join(f"{r} {p}" for p, r in roles.items()))
+    for role in ("writer", "reader"):
+        pid = inv[role]
+        mine = [(p, q) for p, q in rows if p[1] == pid]
+        bound = [(p, q) for p, q in mine if re.match(r"kworker/\d+:\d+H?$", p[4])]
+        print(f" {role} {pid}: preempted {len(mine)} times, {sum(int(q[2]) for p, q in mine)/1e6:.2f} ms; by a bound"
+              f" kworker {len(bound)}, {sum(int(q[2]) for p, q in bound)/1e6:.2f} ms")
+        tab = collections.defaultdict(lambda: dict(n=0, wait=[], run=[], clean=[], gap=[], q=collections.Counter()))
+        for p, q in bound:
+            t0, t1, kpid, cpu = int(p[0]), int(q[0]), p[3], p[5]
+            l = by_tid.get(kpid, [])
+            i = bisect.bisect_left(l, (t0,))
+            works = []
+            while i < len(l) and l[i][0] < t1:
+                works.append(l[i])
+                i += 1
+            key = works[0][1] if works else "(none traced)"
+            d = tab[key]
+            d["n"] += 1
+            d["wait"].append(int(q[2]))
+            d["run"].append(sum(w[2] for w in works))
+            if q[4] == p[4]:
+                d["clean"].append(int(q[2]))
+            wk = woken.get(kpid, [])
+            j = bisect.bisect_right(wk, t0) - 1
+            if j >= 0:
+                d["gap"].append(t0 - wk[j])
+            if works:
+                qa = queued.get((key, cpu), [])
+                j = bisect.bisect_left(qa, (works[0][0],)) - 1
+                if j >= 0:
+                    d["q"][qa[j][1] if qa[j][2] != pid else role] += 1
+        for k, d in sorted(tab.items(), key=lambda kv: -sum(kv[1]["wait"])):
+            print(f"   {k:30s} {d['n']:4d}: wait {sum(d['wait'])/1e6:6.2f} ms (median {med(d['wait'])/1e3:6.1f} us,"
+                  f" mean {sum(d['wait'])/d['n']/1e3:6.1f}); the works' run median {med(d['run'])/1e3:6.1f} us, mean"
+                  f" {sum(d['run'])/d['n']/1e3:6.1f}; the kworker last before the switch-in {len(d['clean'])}: mean"
+                  f" {sum(d['clean'])/max(1, len(d['clean']))/1e3:.1f} us; queued by " +
+                  ", ".join(f"{c} {n}" for c, n in d["q"].most_common(4)))
+            g = sorted(d["gap"])
+            if g:
+                print(f"   {'':30s}       from the kworker's wake-up to the switch-out ({len(g)}): median {med(g)/1e3:.1f} us,"
+                      f" mean {sum(g)/len(g)/1e3:.1f}, p90 {g[int(len(g) * 0.9)]/1e3:.1f}, max {g[-1]/1e3:.0f}; stale interval at"
+                      f" HZ=250: per-sample mean {sum(stale(x) for x in g)/len(g)/1e3:.1f} us, sum {sum(stale(x) for x in g)/1e6:.2f} ms;"
+                      f" of the median {stale(med(g))/1e3:.1f} us")
+    runs = collections.defaultdict(list)
+    for e in E:
+        runs[e[4]].append(int(e[5]))
+    print(" bound works over the trace (runs, mean us, median us): " + "; ".join(
+        f"{k} {len(v)}, {sum(v)/len(v)/1e3:.1f}, {med(v)/1e3:.1f}" for k, v in sorted(runs.items(), key=lambda kv: -len(kv[1]))[:10]))
+
+
+if __name__ == "__main__":
+    for d in sys.argv[1:]:
+        summarize(d)
