@@ -568,7 +568,10 @@ def background_window(samples: list, start: float, end: float, cpus: int) -> Opt
     (`background_own_group`) and of the loop threads left out (`background_loop`); how many
     samples (`background_samples`), their mean interval (`background_interval_s`, None with
     one) and the fraction with at least `cpus` others (`background_all_busy`: no CPU left idle
-    for a wake-up); None without samples."""
+    for a wake-up); with samples that carry the sampler's CPU time (`cpu_s`, sampler_main() since
+    hog23b), the sampler's CPU seconds between the first and the last (`background_sampler_cpu_s`:
+    the runner's own work beside the step, ~0.2 of a CPU in the quiet traces of
+    host-stall-hog-swap); None without samples."""
     xs = [(t, n) for t, n in samples if start <= t <= end]
     if not xs:
         return None
@@ -580,7 +583,11 @@ def background_window(samples: list, start: float, end: float, cpus: int) -> Opt
             "background_weight": mean("weight"), "background_groups": mean("groups"), "background_own_group": mean("own"),
             "background_loop": mean("loop"), "background_samples": k,
             "background_interval_s": round((xs[-1][0] - xs[0][0]) / (k - 1), 4) if k > 1 else None,
-            "background_all_busy": round(sum(1 for _, n in xs if n["tasks"] >= cpus) / k, 3)}
+            "background_all_busy": round(sum(1 for _, n in xs if n["tasks"] >= cpus) / k, 3),
+            # the sampler's own CPU time between the step's first and last sample (its samples
+            # carry its process_time(), sampler_main()): runner work beside the step (hog23b)
+            **({"background_sampler_cpu_s": round(xs[-1][1]["cpu_s"] - xs[0][1]["cpu_s"], 4)}
+               if k > 1 and "cpu_s" in xs[0][1] and "cpu_s" in xs[-1][1] else {})}
 
 
 def _self_schedstat(path: str = "/proc/thread-self/schedstat") -> Optional[tuple]:
@@ -1000,6 +1007,7 @@ def sampler_main(job: dict) -> None:
     while not select.select([sys.stdin], [], [], RUNQ_SAMPLE_S)[0]:
         n = runnable_sample(job["pids"], loop_name=job["loop"], own_group=own, autogroup=bool(job["autogroup"]), me=me, cache=cache)
         if n is not None:
+            n["cpu_s"] = round(time.process_time(), 4)  # its own CPU so far (background_window)
             out.append([time.time(), n])
     ag = autogroup_of(me)
     json.dump({"samples": out, "cpu_s": round(time.process_time(), 4), "autogroup": list(ag) if ag else None}, sys.stdout)

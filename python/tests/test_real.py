@@ -1407,6 +1407,11 @@ def test_runnable_sample_groups_the_runnable_threads_by_autogroup(tmp_path):
         "background_loop": 0.667, "background_samples": 3, "background_interval_s": 1.0, "background_all_busy": 0.667}
     assert real.background_window(samples, 4.0, 5.0, 2) is None
     assert real.background_window(samples, 9.0, 9.0, 2)["background_interval_s"] is None
+    # hog23b: samples carrying the sampler's own CPU time give its CPU over the step's samples
+    timed = [(t, dict(n, cpu_s=c)) for (t, n), c in zip(samples, (0.5, 0.7, 0.95, 2.0))]
+    bw = real.background_window(timed, 1.0, 3.0, 2)
+    assert bw["background_sampler_cpu_s"] == 0.45 and bw["background_runnable"] == 2.0, bw
+    assert "background_sampler_cpu_s" not in real.background_window(timed, 9.0, 9.0, 2), "one sample: no span"
 
 
 def _run_task_without_a_kernel(tmp_path, monkeypatch, others_done):

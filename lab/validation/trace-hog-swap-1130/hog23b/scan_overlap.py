@@ -3,10 +3,11 @@
 /proc/kpagecgroup + /proc/kpageflags at each step's end, memcg_folios()) falls in a traced
 host-stall-hog-swap recording, and who holds the CPUs while the hog waits for one.
 
-usage: scan_overlap.py DIR   (DIR: a quiet-s50-hog-N copy: bt.out.xz from sw.bt, traced.json)
+usage: scan_overlap.py DIR [--skew MS]   (DIR: a quiet-s50-hog-N copy: bt.out.xz from sw.bt, traced.json;
+--skew: how far apart the three tasks' wake-ups at the start line may be, 1 ms by default, more on a loaded host)
 
 Pids and the common start as cfs23/runnable.py finds them (the three python3 tasks woken together
-from real.task_main()'s sleep to start_at; cp, hog, probe in fork order); the sampler is the
+from real.task_main()'s sleep to start_at; cp, hog, probe in fork order), their pids consecutive; the sampler is the
 python3 pid forked next (real.sampler_main(), its own session) and the runner the python3 pid with
 the most CPU before the start. Step windows from the start: hog 1 [0, e1] (traced.json elapsed);
 hog 2 starts at the hog's first D-state switch-out after e1 + 50 ms (its first swap-in fault:
@@ -28,7 +29,7 @@ def load(path):
     ev.sort(key=lambda e: e[1])
     return ev
 
-def find_tasks(ev):
+def find_tasks(ev, skew=1e6):
     last, wakes = {}, []
     for e in ev:
         if e[0] == 'C' and e[4] == 1:
@@ -37,15 +38,20 @@ def find_tasks(ev):
             d = e[1] - last.pop(e[2])
             if d > 0.2e9:
                 wakes.append((e[1], e[2]))
-    for i in range(len(wakes) - 2):
-        if wakes[i + 2][0] - wakes[i][0] < 1e6:
-            return wakes[i][0], sorted(w[1] for w in wakes[i:i + 3])
+    for i in range(len(wakes)):
+        # three wake-ups within `skew` of pids forked one after the other (other helpers' python3
+        # processes wake in between on a loaded host)
+        near = sorted({w[1] for w in wakes[i:] if w[0] - wakes[i][0] < skew})
+        for p in near:
+            if p + 1 in near and p + 2 in near and wakes[i][1] in (p, p + 1, p + 2):
+                return wakes[i][0], [p, p + 1, p + 2]
     raise SystemExit('no common start found')
 
 def main():
     d = sys.argv[1]
     ev = load(os.path.join(d, 'bt.out.xz'))
-    start, (cp, hog, probe) = find_tasks(ev)
+    skew = float(sys.argv[sys.argv.index('--skew') + 1]) * 1e6 if '--skew' in sys.argv else 1e6
+    start, (cp, hog, probe) = find_tasks(ev, skew)
     steps = {}
     for v in json.load(open(os.path.join(d, 'traced.json')))['variants'].values():
         for s in v['steps']:
