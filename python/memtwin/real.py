@@ -1969,6 +1969,7 @@ class HostRun:
         # (START_LEAD), so tasks that start together in the scenario start together here; a
         # probe watching a writer (mmap_probe) then sees all of it.
         t0 = time.monotonic() + START_LEAD
+        t0_wall = time.time() + (t0 - time.monotonic())  # the start line on the steps' clock (their `at_s`)
         for n, t in enumerate(self.plan["tasks"]):
             # Each task runs in a fresh interpreter that loads only this module and the standard
             # library, and allocates and touches what it needs before it joins its memcg. A
@@ -2111,6 +2112,9 @@ class HostRun:
             bg = background_window(runq_samples, s["_start"], s["_end"], os.cpu_count() or 1)
             if bg and "sched" in s:
                 s["sched"].update(bg)
+            # when the step ran, from the run's start line (hog23b: the gaps between a task's steps, the
+            # other tasks' steps beside it, and the runner's work between them can be read off)
+            s["at_s"] = [round(s["_start"] - t0_wall, 4), round(s["_end"] - t0_wall, 4)]
             del s["_end"], s["_start"]
         return steps
 

@@ -226,6 +226,12 @@ def test_host_run_measures_and_removes_everything(tmp_path, capsys):
     steps = doc["variants"]["default"]["steps"]
     assert [s["name"] for s in steps] == ["grep", "cp"]
     grep, cp = steps
+    # hog23b: when each step ran, from the start line: grep first, cp after it and its folio scan
+    assert 0 <= grep["at_s"][0] < grep["at_s"][1] <= cp["at_s"][0] < cp["at_s"][1], (grep["at_s"], cp["at_s"])
+    assert grep["at_s"][0] < 5, "the first step begins at the start line, not at some other clock's zero"
+    assert grep["at_s"][1] - grep["at_s"][0] <= grep["metrics"]["elapsed_s"] + 0.5, grep["at_s"]
+    if "folio_scan_s" in grep:
+        assert cp["at_s"][0] - grep["at_s"][1] >= grep["folio_scan_s"], (grep["at_s"], cp["at_s"], grep["folio_scan_s"])
     traced = real.folio_events_supported() is None
     if not traced:
         assert grep["metrics"]["read_bytes"] == 3 << 20  # cold files, read once
