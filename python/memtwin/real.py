@@ -20,7 +20,8 @@ file), so the real side does exactly what the simulation does. Two places to run
 Each scenario task is a child process that moves itself into its cgroup and carries out its ops;
 at every step boundary it records /proc/self/io, rusage, the memcg's control files,
 /proc/meminfo and the resident pages of every scenario file (cachestat, else mincore), and then
-the folios charged to its memcg by order (memcg_folios: /proc/kpagecgroup, /proc/kpageflags).
+the folios charged to its memcg by order (memcg_folios: /proc/kpagecgroup, /proc/kpageflags), the
+last only once every other task of the run is over (folio_scan_blocked(): the scan takes ~1 s of a CPU).
 """
 
 from __future__ import annotations
@@ -567,7 +568,10 @@ def background_window(samples: list, start: float, end: float, cpus: int) -> Opt
     (`background_own_group`) and of the loop threads left out (`background_loop`); how many
     samples (`background_samples`), their mean interval (`background_interval_s`, None with
     one) and the fraction with at least `cpus` others (`background_all_busy`: no CPU left idle
-    for a wake-up); None without samples."""
+    for a wake-up); with samples that carry the sampler's CPU time (`cpu_s`, sampler_main() since
+    hog23b), the sampler's CPU seconds between the first and the last (`background_sampler_cpu_s`:
+    the runner's own work beside the step, ~0.2 of a CPU in the quiet traces of
+    host-stall-hog-swap); None without samples."""
     xs = [(t, n) for t, n in samples if start <= t <= end]
     if not xs:
         return None
@@ -579,7 +583,11 @@ def background_window(samples: list, start: float, end: float, cpus: int) -> Opt
             "background_weight": mean("weight"), "background_groups": mean("groups"), "background_own_group": mean("own"),
             "background_loop": mean("loop"), "background_samples": k,
             "background_interval_s": round((xs[-1][0] - xs[0][0]) / (k - 1), 4) if k > 1 else None,
-            "background_all_busy": round(sum(1 for _, n in xs if n["tasks"] >= cpus) / k, 3)}
+            "background_all_busy": round(sum(1 for _, n in xs if n["tasks"] >= cpus) / k, 3),
+            # the sampler's own CPU time between the step's first and last sample (its samples
+            # carry its process_time(), sampler_main()): runner work beside the step (hog23b)
+            **({"background_sampler_cpu_s": round(xs[-1][1]["cpu_s"] - xs[0][1]["cpu_s"], 4)}
+               if k > 1 and "cpu_s" in xs[0][1] and "cpu_s" in xs[-1][1] else {})}
 
 
 def _self_schedstat(path: str = "/proc/thread-self/schedstat") -> Optional[tuple]:
@@ -777,6 +785,9 @@ FOLIOS_SOURCE = ("/proc/kpagecgroup and /proc/kpageflags at each step's end: eve
                  "KPF_PGTABLE and is KPF_LRU or KPF_UPTODATE; anon_flags: the KPF_ANON pages by KPF_MMAP (m), "
                  "KPF_SWAPCACHE (s), KPF_WRITEBACK (w), KPF_ACTIVE (a), KPF_DIRTY (d), KPF_LRU (l); scanned after the "
                  "step's metrics were read")
+# the host runner's rule for when (folio_scan_blocked(), hog23b 2026-12-01; recordings before it scanned at every step's end)
+HOST_FOLIOS_WHEN = ("; only once every other task of the run is over (else the step's folios_skipped says why); "
+                    "folio_scan_s: the scan's wall time, a gap before the task's next step")
 
 
 def memcg_folios(ino: int, cgbuf: bytearray, flbuf: bytearray) -> dict:
@@ -996,6 +1007,7 @@ def sampler_main(job: dict) -> None:
     while not select.select([sys.stdin], [], [], RUNQ_SAMPLE_S)[0]:
         n = runnable_sample(job["pids"], loop_name=job["loop"], own_group=own, autogroup=bool(job["autogroup"]), me=me, cache=cache)
         if n is not None:
+            n["cpu_s"] = round(time.process_time(), 4)  # its own CPU so far (background_window)
             out.append([time.time(), n])
     ag = autogroup_of(me)
     json.dump({"samples": out, "cpu_s": round(time.process_time(), 4), "autogroup": list(ag) if ag else None}, sys.stdout)
@@ -1077,6 +1089,25 @@ def mmap_probe(size: int, interval_ns: int, watched: str, scratch: str) -> list:
     return samples
 
 
+def folio_scan_blocked(others: list, scratch: str, exists=os.path.exists) -> Optional[str]:
+    """Why a task must not scan its memcg's folios (memcg_folios()) at this step's end, or None
+    (hog23b, issue 23): the scan reads /proc/kpagecgroup of the whole host and /proc/kpageflags
+    where the memcg has pages, 1.0-1.6 s of one CPU on this 24 GiB host with three tasks about
+    (the lead's quiet traces of host-stall-hog-swap, 2026-12-01 03:17 UTC, sched_switch:
+    lab/validation/trace-hog-swap-1130/hog23b/), all kernel time in the task's own process. While
+    another task of the run (`others`: their names) is not over (its done_marker() missing: still
+    in a timed step, or not started), that CPU is taken from its steps, and a scan between two
+    steps of this task puts a gap the scenario does not have before the next one (the hog's second
+    touch started 1.04-1.25 s after its first ended, beside a copy 1.3-1.6 s further on than the
+    engine's step sequence has it). The scan then waits for nothing: it is skipped and the step
+    says why (`folios_skipped`)."""
+    busy = [n for n in others if not exists(done_marker(scratch, n))]
+    if not busy:
+        return None
+    return ("not scanned: task(s) " + ", ".join(busy) + " of the run not over (the scan, ~1 s of a CPU, "
+            "would compete with their timed steps or delay this task's next step)")
+
+
 def die_with_parent(parent: int) -> None:
     """Have the kernel SIGKILL this process when its parent dies (prctl PR_SET_PDEATHSIG): a
     task must not outlive a killed `memtwin real` in its memcg, keeping the cgroup busy."""
@@ -1134,6 +1165,7 @@ def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies
     flbuf = bytearray(1 << 20)
     flbuf[:] = _BUF
     scan = plan.get("record_folios", True) and os.access("/proc/kpagecgroup", os.R_OK)
+    others = [t["name"] for t in plan["tasks"] if t["name"] != task["name"]]
     gc.collect()
     gc.freeze()
     gc.disable()
@@ -1179,7 +1211,15 @@ def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies
             # for a CPU, or for its I/O?)
             rec["sched"] = sw
         if scan:
-            rec["folios"] = memcg_folios(os.stat(step_cg).st_ino, buf, flbuf)
+            # only where it takes no CPU from another task's timed step (folio_scan_blocked());
+            # its wall time is the gap before this task's next step (`folio_scan_s`)
+            why = folio_scan_blocked(others, scratch)
+            if why:
+                rec["folios_skipped"] = why
+            else:
+                t_scan = time.monotonic()
+                rec["folios"] = memcg_folios(os.stat(step_cg).st_ino, buf, flbuf)
+                rec["folio_scan_s"] = round(time.monotonic() - t_scan, 4)
         if job_traces:
             rec["folio_events"] = drain_folio_events(job_traces, buf, lost_seen)
         steps.append(rec)
@@ -1929,6 +1969,7 @@ class HostRun:
         # (START_LEAD), so tasks that start together in the scenario start together here; a
         # probe watching a writer (mmap_probe) then sees all of it.
         t0 = time.monotonic() + START_LEAD
+        t0_wall = time.time() + (t0 - time.monotonic())  # the start line on the steps' clock (their `at_s`)
         for n, t in enumerate(self.plan["tasks"]):
             # Each task runs in a fresh interpreter that loads only this module and the standard
             # library, and allocates and touches what it needs before it joins its memcg. A
@@ -2071,6 +2112,9 @@ class HostRun:
             bg = background_window(runq_samples, s["_start"], s["_end"], os.cpu_count() or 1)
             if bg and "sched" in s:
                 s["sched"].update(bg)
+            # when the step ran, from the run's start line (hog23b: the gaps between a task's steps, the
+            # other tasks' steps beside it, and the runner's work between them can be read off)
+            s["at_s"] = [round(s["_start"] - t0_wall, 4), round(s["_end"] - t0_wall, 4)]
             del s["_end"], s["_start"]
         return steps
 
@@ -2149,7 +2193,7 @@ class HostRun:
             # loop device's worker and the kernel's other workers still do)
             "sched": _sched(),
             "read_bytes_source": "/proc/self/io read_bytes of each task process (summed per step over the ops it ran)",
-            **({"folios_source": FOLIOS_SOURCE} if self.plan.get("record_folios", True) and os.access("/proc/kpagecgroup", os.R_OK) else {}),
+            **({"folios_source": FOLIOS_SOURCE + HOST_FOLIOS_WHEN} if self.plan.get("record_folios", True) and os.access("/proc/kpagecgroup", os.R_OK) else {}),
             **({"folio_events_source": FOLIO_EVENTS_SOURCE} if not self.traces_why else {"folio_events_unavailable": self.traces_why}),
             **({"swap": self.swap_info} if getattr(self, "swap_info", None) else {}),
             "notes": self.notes,
