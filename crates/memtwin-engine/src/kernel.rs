@@ -210,6 +210,17 @@ pub struct Kernel {
     /// The running task's sleep about to start ([`Kernel::wait_until`]) is ended by a write
     /// completion's `folio_end_writeback()` (set by [`Kernel::woken_by_end_io`], taken by the sleep).
     pub end_io_wake: bool,
+    /// sis23 (review51 M4): the running task's fellow tasks' expected runnable weight at its
+    /// quantum's start (units of [`SCHED_CAPACITY_SCALE`]: the scenario's other tasks by their present
+    /// quanta's runnable fractions, those that left the run queue since, and the awake kswapds),
+    /// as sched.rs `enter()` reads it for the task's CFS share; 0 between quanta. What keeps the
+    /// other CPUs busy at a write completion's wake-up beside the background and the sampler
+    /// ([`crate::sched::end_io_wakee_wait`]).
+    pub rq_tasks: u64,
+    /// sis23: the running task's own part of the LLC's utilisation ([`crate::sched::nr_idle_scan`]):
+    /// its CPU time (system and user) over its clock at its quantum's start, units of
+    /// [`SCHED_CAPACITY_SCALE`] (PELT's `util_avg` is running time, averaged); 0 between quanta.
+    pub rq_own: u64,
     /// Each memcg's `vmpr->tree_scanned` (mm/vmpressure.c), by memcg index, grown as memcgs
     /// reclaim ([`Kernel::vmpressure_tree`]); empty without [`Kernel::vmpressure_work_run`].
     pub vmpressure_tree_scanned: Vec<u64>,
@@ -511,6 +522,8 @@ impl Kernel {
             vmpressure_work_run: None,
             end_io_work_run: None,
             end_io_wake: false,
+            rq_tasks: 0,
+            rq_own: 0,
             reclaim_call_draws: vec![],
             reclaim_call_rand: crate::lru_gen::MEMCG_LRU_RAND_SEED,
             vmpressure_tree_scanned: Vec::new(),
@@ -909,12 +922,18 @@ impl Kernel {
     }
 
     /// The wait behind the completion's kworker of a task it woke ([`crate::sched::end_io_wakee_wait`]
-    /// at the task's lag), schedstat's `run_delay`, for [`Kernel::wait_until`].
+    /// at the task's lag, beside the background, the runner's sampler and the scenario's other tasks
+    /// ([`Kernel::rq_tasks`]), the LLC's utilisation those and the task's own ([`Kernel::rq_own`])),
+    /// schedstat's `run_delay`, for [`Kernel::wait_until`].
     #[cold]
     #[inline(never)]
     fn end_io_woken(&mut self) {
         let Some(run) = self.end_io_work_run else { return };
-        let w = crate::sched::end_io_wakee_wait(&self.profile, self.bg_load + self.runner_sampler, self.nr_cpu_ids, self.eevdf_lag, run);
+        // what keeps the CPUs busy: the background, the runner's sampler and the scenario's other
+        // tasks (review51 M4); the LLC's utilisation adds the task's own (SIS_UTIL, review51 M3)
+        let others = self.bg_load + self.runner_sampler + self.rq_tasks;
+        let sum_util = others + self.rq_own;
+        let w = crate::sched::end_io_wakee_wait(&self.profile, others, sum_util, self.nr_cpu_ids, self.eevdf_lag, run);
         self.now += w;
         self.runq_ns += w;
     }

@@ -36,6 +36,7 @@ mod timer;
 mod vcpu_stall;
 mod vmscan;
 mod wake23;
+mod sis23;
 mod workingset;
 mod xarray;
 mod zswap;

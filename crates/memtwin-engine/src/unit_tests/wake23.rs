@@ -40,14 +40,14 @@ fn kworker_waker_share_is_the_chance_no_other_cpu_is_idle_select_idle_sibling_6_
 fn end_io_wakee_waits_the_protected_kworkers_run_check_preempt_wakeup_fair_6_18() {
     use crate::sched::end_io_wakee_wait;
     let p618 = p("linux-6.18");
-    assert_eq!(end_io_wakee_wait(&p618, S / 4, 2, 0, 400_000), 100_000);
-    assert_eq!(end_io_wakee_wait(&p618, 0, 2, 0, 400_000), 0, "an idle CPU: no wait");
-    assert_eq!(end_io_wakee_wait(&p618, 3 * S, 2, 0, 400_000), 400_000, "no idle CPU: the whole run");
-    assert_eq!(end_io_wakee_wait(&p618, S / 4, 2, 5_400_000, 400_000), 100_000, "lag at the bound: the kworker still eligible, protected");
-    assert_eq!(end_io_wakee_wait(&p618, S / 4, 2, -3_000_000, 400_000), 100_000, "a task behind its share waits too");
-    assert_eq!(end_io_wakee_wait(&p618, 3 * S, 2, 0, 5_000_000), 1_400_000, "at most the kworker's protected slice");
-    assert_eq!(end_io_wakee_wait(&p("linux-6.1"), S / 4, 2, 0, 400_000), 100_000, "CFS: no wake-up preemption either");
-    assert_eq!(end_io_wakee_wait(&p618, S / 4, 2, 0, 0), 0, "no run: no wait");
+    assert_eq!(end_io_wakee_wait(&p618, S / 4, S / 4, 2, 0, 400_000), 100_000);
+    assert_eq!(end_io_wakee_wait(&p618, 0, 0, 2, 0, 400_000), 0, "an idle CPU: no wait");
+    assert_eq!(end_io_wakee_wait(&p618, 3 * S, 3 * S, 2, 0, 400_000), 400_000, "no idle CPU: the whole run");
+    assert_eq!(end_io_wakee_wait(&p618, S / 4, S / 4, 2, 5_400_000, 400_000), 100_000, "lag at the bound: the kworker still eligible, protected");
+    assert_eq!(end_io_wakee_wait(&p618, S / 4, S / 4, 2, -3_000_000, 400_000), 100_000, "a task behind its share waits too");
+    assert_eq!(end_io_wakee_wait(&p618, 3 * S, 3 * S, 2, 0, 5_000_000), 1_400_000, "at most the kworker's protected slice");
+    assert_eq!(end_io_wakee_wait(&p("linux-6.1"), S / 4, S / 4, 2, 0, 400_000), 100_000, "CFS: no wake-up preemption either");
+    assert_eq!(end_io_wakee_wait(&p618, S / 4, S / 4, 2, 0, 0), 0, "no run: no wait");
 }
 
 /// A 6.18 machine on 2 CPUs whose running context is a task, with the runner's sampler keeping a
@@ -128,7 +128,7 @@ fn a_v1_memcg_writer_waits_behind_the_completion_work_that_wakes_it_6_18() {
              [tasks.w]\ncgroup = \"W\"\nops = [{{ op = \"write\", file = \"/data/out\", length = \"64M\", bufsize = \"1M\", create = true, fsync = false, step = \"write\" }}]\n"
         );
         let s = sim(&toml);
-        let per = crate::sched::end_io_wakee_wait(&s.kernel.profile, s.kernel.bg_load + s.kernel.runner_sampler, 2, 0, 400_000);
+        let per = crate::sched::end_io_wakee_wait(&s.kernel.profile, s.kernel.bg_load + s.kernel.runner_sampler, s.kernel.bg_load + s.kernel.runner_sampler, 2, 0, 400_000);
         let r = s.run(&mut |_, _| true).unwrap();
         assert!(r.errors.is_empty(), "{:?}", r.errors);
         (task_metric(&r, "w", "write", "sched.run_delay_s"), task_metric(&r, "w", "write", "elapsed_s"), per as f64 * 1e-9)
