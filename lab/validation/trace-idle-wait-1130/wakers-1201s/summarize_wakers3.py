@@ -13,8 +13,8 @@ calls; the reader is the runner's other child with the most wake-ups.
 Also per run: the share of ALL python3 wake-ups (W lines, both CPUs sampled) at which each CPU ran something, by
 class: a sampled (wake-up-biased) picture of the LLC's utilisation, which SIS_UTIL's nr_idle_scan follows.
 
-Usage: summarize_wakers3.py RUNDIR... (each with bt.out and traced.json)."""
-import collections, json, os, re, sys
+Usage: summarize_wakers3.py RUNDIR... (each with bt.out or bt.out.zst, and traced.json)."""
+import collections, json, os, re, subprocess, sys
 
 
 def cls(comm, pid, roles):
@@ -31,9 +31,18 @@ def cls(comm, pid, roles):
     return "other"
 
 
-def parse(path):
+def lines_of(rundir):
+    """bt.out, or bt.out.zst (as kept here) through zstd -dc."""
+    path = os.path.join(rundir, "bt.out")
+    if os.path.exists(path):
+        return open(path, errors="replace").read().splitlines()
+    out = subprocess.run(["zstd", "-dc", path + ".zst"], check=True, capture_output=True).stdout
+    return out.decode(errors="replace").splitlines()
+
+
+def parse(rundir):
     wr, rdn, forks, ev = {}, {}, [], []
-    for line in open(path, errors="replace"):
+    for line in lines_of(rundir):
         f = line.split()
         if not f:
             continue
@@ -62,7 +71,7 @@ def roles_of(wr, rdn, forks, ev):
 
 
 def summarize(rundir, tot):
-    wr, rdn, forks, ev = parse(os.path.join(rundir, "bt.out"))
+    wr, rdn, forks, ev = parse(rundir)
     roles = roles_of(wr, rdn, forks, ev)
     writer = [p for p, r in roles.items() if r == "writer"][0]
     sched = {}
@@ -122,7 +131,7 @@ def summarize(rundir, tot):
     waits = collections.defaultdict(int)
     for e in out:
         key = ("prev=W" if e["prev"] == e["wcpu"] else "prev=O" if e["prev"] is not None else "prev=?",
-               "landed W" if e["on_w"] else "landed O", "O " + e["other"] if e["on_w"] else "O(before) " + e["other"])
+               "landed W" if e["on_w"] else "landed O", "O " + (e["other"] if e["on_w"] else e["target"]))
         tab[key] += 1
         waits[key] += e["wait"]
         tot[key] += 1
