@@ -218,9 +218,12 @@ pub struct Kernel {
     /// ([`crate::sched::end_io_wakee_wait`]).
     pub rq_tasks: u64,
     /// sis23: the running task's own part of the LLC's utilisation ([`crate::sched::nr_idle_scan`]):
-    /// its CPU time (system and user) over its clock at its quantum's start, units of
-    /// [`SCHED_CAPACITY_SCALE`] (PELT's `util_avg` is running time, averaged); 0 between quanta.
+    /// its `util_avg` at its quantum's start ([`Kernel::task_util_update`]), units of
+    /// [`SCHED_CAPACITY_SCALE`]; 0 between quanta.
     pub rq_own: u64,
+    /// sis23: per task (by index), its PELT `util_avg` (units of `SCHED_CAPACITY_SCALE <<
+    /// crate::sched::LOAD_PRECISION_SHIFT`), the clock it was brought up to, and its CPU time then.
+    pub task_util: Vec<(u64, Nanos, Nanos)>,
     /// Each memcg's `vmpr->tree_scanned` (mm/vmpressure.c), by memcg index, grown as memcgs
     /// reclaim ([`Kernel::vmpressure_tree`]); empty without [`Kernel::vmpressure_work_run`].
     pub vmpressure_tree_scanned: Vec<u64>,
@@ -524,6 +527,7 @@ impl Kernel {
             end_io_wake: false,
             rq_tasks: 0,
             rq_own: 0,
+            task_util: Vec::new(),
             reclaim_call_draws: vec![],
             reclaim_call_rand: crate::lru_gen::MEMCG_LRU_RAND_SEED,
             vmpressure_tree_scanned: Vec::new(),
@@ -912,6 +916,24 @@ impl Kernel {
     #[inline]
     pub fn woken_by_end_io(&mut self, t: Nanos, timeout: Nanos) {
         self.end_io_wake = self.end_io_work_run.is_some() && t < timeout;
+    }
+
+    /// Task `ti`'s PELT `util_avg` brought up to its clock `clock`, its CPU time (system and user)
+    /// being `cpu` then (sis23): kernel/sched/pelt.c (6.1, 6.18) `___update_load_sum()` /
+    /// `___update_load_avg()` accrue `util_sum` while the entity runs (`running`), decayed by
+    /// y^(dt/1024us) with y^32 = 1/2, the same series as [`crate::sched::runnable_avg_update`], which
+    /// this takes with the window's CPU time for its runnable time (spread evenly over the window).
+    /// A task starts at 0 (not `post_init_entity_util_avg()`'s half of the CPU's spare capacity).
+    /// Returns it in units of [`SCHED_CAPACITY_SCALE`]: [`Kernel::rq_own`], the task's part of the
+    /// LLC's utilisation for SIS_UTIL ([`crate::sched::nr_idle_scan`]).
+    pub fn task_util_update(&mut self, ti: usize, clock: Nanos, cpu: Nanos) -> u64 {
+        if self.task_util.len() <= ti {
+            self.task_util.resize(ti + 1, (0, 0, 0));
+        }
+        let (avg, at, cpu_at) = self.task_util[ti];
+        let avg = if clock > at { crate::sched::runnable_avg_update(avg, clock - at, cpu.saturating_sub(cpu_at)) } else { avg };
+        self.task_util[ti] = (avg, clock.max(at), cpu);
+        avg >> crate::sched::LOAD_PRECISION_SHIFT
     }
 
     /// The sleep [`Kernel::woken_by_end_io`] announced is over (or never began: a folio whose

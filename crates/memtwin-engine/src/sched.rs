@@ -1688,12 +1688,10 @@ impl Simulation {
         let others = (k.task_load_sum - t.load + departed + k.kswapd_load_sum(None)) >> LOAD_PRECISION_SHIFT;
         k.cpu_stretch = crate::kernel::cfs_stretch(others, k.nr_cpu_ids);
         // the same weights keep the other CPUs busy at a write completion's wake-up (sis23, M4);
-        // the task's own part of the LLC's utilisation is its CPU time over its clock (PELT's
-        // util_avg counts running time, averaged: not its present quantum's runnable fraction),
-        // since its start
+        // the task's own part of the LLC's utilisation is its PELT util_avg (running time, 32 ms
+        // half-life: runnable_avg_update()'s series over its CPU time since its last quantum)
         k.rq_tasks = others;
-        let life = t.times.clock.saturating_sub(self.scenario.tasks[ti].start);
-        k.rq_own = if life == 0 { 0 } else { ((t.times.sys + t.times.user).min(life) as u128 * crate::kernel::SCHED_CAPACITY_SCALE as u128 / life as u128) as u64 };
+        k.rq_own = k.task_util_update(ti, t.times.clock, t.times.sys + t.times.user);
         // Beyond the slice it woke with, its share beside the machine's background too
         // (`Kernel::cpu_wall`).
         // By autogroup where the machine shares the CPUs so (`crate::kernel::autogroup_stretch`).

@@ -94,3 +94,22 @@ fn the_scenarios_other_tasks_keep_the_other_cpu_busy_at_an_end_io_wake_up_6_18()
     s.leave(0, 0);
     assert_eq!((s.kernel.rq_tasks, s.kernel.rq_own), (0, 0), "none between quanta");
 }
+
+/// `Kernel::task_util_update()`: kernel/sched/pelt.c (6.18) `util_avg`, running time decayed with a
+/// 32-period half-life (periods of 1024 us): a task on the CPU for 32 periods from nothing reaches half a CPU, then 32 asleep
+/// halves that, and its clock standing still leaves it; the sum is kept per task. Fails with the
+/// clock's time (not the CPU time) taken as running, or without the decay.
+#[test]
+fn task_util_update_is_pelts_util_avg_of_the_cpu_time_6_18() {
+    let mut s = sim("[scenario]\nname = \"u\"\n[machine]\nram = \"1G\"\ncpus = 2\n[kernel]\nprofile = \"linux-6.18\"\n\
+                     [tasks.t]\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n");
+    let k = &mut s.kernel;
+    let ms = 1_024_000; // PELT's period: 32 of them are the half-life
+    assert_eq!(k.task_util_update(1, 0, 0), 0);
+    let u = k.task_util_update(1, 32 * ms, 32 * ms);
+    assert!(u.abs_diff(S / 2) <= 2, "32 periods running: about half ({u})");
+    let v = k.task_util_update(1, 64 * ms, 32 * ms);
+    assert!(v.abs_diff(u / 2) <= 2, "32 periods asleep: halved ({u} -> {v})");
+    assert_eq!(k.task_util_update(1, 64 * ms, 32 * ms), v, "no time passed");
+    assert_eq!(k.task_util_update(0, 64 * ms, 0), 0, "another task's own");
+}
