@@ -215,6 +215,20 @@ pub struct Kernel {
     /// The running task's sleep about to start ([`Kernel::wait_until`]) is ended by a write
     /// completion's `folio_end_writeback()` (set by [`Kernel::woken_by_end_io`], taken by the sleep).
     pub end_io_wake: bool,
+    /// sis23 (review51 M4): the running task's fellow tasks' expected runnable weight at its
+    /// quantum's start (units of [`SCHED_CAPACITY_SCALE`]: the scenario's other tasks by their present
+    /// quanta's runnable fractions, those that left the run queue since, and the awake kswapds),
+    /// as sched.rs `enter()` reads it for the task's CFS share; 0 between quanta. What keeps the
+    /// other CPUs busy at a write completion's wake-up beside the background and the sampler
+    /// ([`crate::sched::end_io_wakee_wait`]).
+    pub rq_tasks: u64,
+    /// sis23: the running task's own part of the LLC's utilisation ([`crate::sched::nr_idle_scan`]):
+    /// its `util_avg` at its quantum's start ([`Kernel::task_util_update`]), units of
+    /// [`SCHED_CAPACITY_SCALE`]; 0 between quanta.
+    pub rq_own: u64,
+    /// sis23: per task (by index), its PELT `util_avg` (units of `SCHED_CAPACITY_SCALE <<
+    /// crate::sched::LOAD_PRECISION_SHIFT`), the clock it was brought up to, and its CPU time then.
+    pub task_util: Vec<(u64, Nanos, Nanos)>,
     /// Each memcg's `vmpr->tree_scanned` (mm/vmpressure.c), by memcg index, grown as memcgs
     /// reclaim ([`Kernel::vmpressure_tree`]); empty without [`Kernel::vmpressure_work_run`].
     pub vmpressure_tree_scanned: Vec<u64>,
@@ -523,6 +537,9 @@ impl Kernel {
             end_io_work_run: None,
             preempt_resched_run: None,
             end_io_wake: false,
+            rq_tasks: 0,
+            rq_own: 0,
+            task_util: Vec::new(),
             reclaim_call_draws: vec![],
             reclaim_call_rand: crate::lru_gen::MEMCG_LRU_RAND_SEED,
             vmpressure_tree_scanned: Vec::new(),
@@ -921,6 +938,24 @@ impl Kernel {
         self.end_io_wake = self.end_io_work_run.is_some() && t < timeout;
     }
 
+    /// Task `ti`'s PELT `util_avg` brought up to its clock `clock`, its CPU time (system and user)
+    /// being `cpu` then (sis23): kernel/sched/pelt.c (6.1, 6.18) `___update_load_sum()` /
+    /// `___update_load_avg()` accrue `util_sum` while the entity runs (`running`), decayed by
+    /// y^(dt/1024us) with y^32 = 1/2, the same series as [`crate::sched::runnable_avg_update`], which
+    /// this takes with the window's CPU time for its runnable time (spread evenly over the window).
+    /// A task starts at 0 (not `post_init_entity_util_avg()`'s half of the CPU's spare capacity).
+    /// Returns it in units of [`SCHED_CAPACITY_SCALE`]: [`Kernel::rq_own`], the task's part of the
+    /// LLC's utilisation for SIS_UTIL ([`crate::sched::nr_idle_scan`]).
+    pub fn task_util_update(&mut self, ti: usize, clock: Nanos, cpu: Nanos) -> u64 {
+        if self.task_util.len() <= ti {
+            self.task_util.resize(ti + 1, (0, 0, 0));
+        }
+        let (avg, at, cpu_at) = self.task_util[ti];
+        let avg = if clock > at { crate::sched::runnable_avg_update(avg, clock - at, cpu.saturating_sub(cpu_at)) } else { avg };
+        self.task_util[ti] = (avg, clock.max(at), cpu);
+        avg >> crate::sched::LOAD_PRECISION_SHIFT
+    }
+
     /// The sleep [`Kernel::woken_by_end_io`] announced is over (or never began: a folio whose
     /// writeback ended first, a task already unwinding): the flag goes.
     #[inline]
@@ -929,12 +964,18 @@ impl Kernel {
     }
 
     /// The wait behind the completion's kworker of a task it woke ([`crate::sched::end_io_wakee_wait`]
-    /// at the task's lag), schedstat's `run_delay`, for [`Kernel::wait_until`].
+    /// at the task's lag, beside the background, the runner's sampler and the scenario's other tasks
+    /// ([`Kernel::rq_tasks`]), the LLC's utilisation those and the task's own ([`Kernel::rq_own`])),
+    /// schedstat's `run_delay`, for [`Kernel::wait_until`].
     #[cold]
     #[inline(never)]
     fn end_io_woken(&mut self) {
         let Some(run) = self.end_io_work_run else { return };
-        let w = crate::sched::end_io_wakee_wait(&self.profile, self.bg_load + self.runner_sampler, self.nr_cpu_ids, self.eevdf_lag, run);
+        // what keeps the CPUs busy: the background, the runner's sampler and the scenario's other
+        // tasks (review51 M4); the LLC's utilisation adds the task's own (SIS_UTIL, review51 M3)
+        let others = self.bg_load + self.runner_sampler + self.rq_tasks;
+        let sum_util = others + self.rq_own;
+        let w = crate::sched::end_io_wakee_wait(&self.profile, others, sum_util, self.nr_cpu_ids, self.eevdf_lag, run);
         self.now += w;
         self.runq_ns += w;
     }

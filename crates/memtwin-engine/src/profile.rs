@@ -778,6 +778,13 @@ pub struct KernelProfile {
     /// its lag clamped and kept it across any sleep ([`crate::sched::BusyRq::delayed_lag`]).
     /// Only with [`KernelProfile::eevdf`].
     pub delay_dequeue: bool,
+    /// SIS_UTIL (kernel/sched/features.h, on by default; 6.0, 70fb5ccf2ebb "sched/fair: Introduce
+    /// SIS_UTIL to search idle CPU based on sum of util_avg"; 6.1 and 6.18 have it): `select_idle_cpu()`
+    /// looks at as many CPUs of the LLC as `update_idle_cpu_scan()` allows, none once the LLC's
+    /// mean utilisation passes `sqrt(1 - 1 / llc_weight) * 100 / imbalance_pct` ([`crate::sched::nr_idle_scan`],
+    /// [`crate::sched::end_io_placement_share`]). Before (5.x: SIS_PROP's scan by the average idle
+    /// time, not modelled) off.
+    pub sis_util: bool,
     /// The per-CPU page lists of order-0 frames (`struct per_cpu_pages`, mm/page_alloc.c) as
     /// 6.7 tunes them (Huang Ying, "mm, pcp: ..." series; CONFIG_PCP_BATCH_SCALE_MAX 5): a CPU
     /// whose list is empty refills it from the buddy lists with `batch << alloc_factor` frames
@@ -1186,6 +1193,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         sched_base_slice: 750_000,
         lag_clamp_max_slice: false,
         delay_dequeue: false,
+        sis_util: true,
         pcp_auto_tune: false,
         watermark_boost: true,
         fallback_steal: FallbackSteal::MoveBlock,
@@ -1289,6 +1297,7 @@ pub fn profiles() -> Vec<KernelProfile> {
     };
     let linux_5_17 = KernelProfile {
         name: "linux-5.17",
+        sis_util: false,
         description: "5.17, the base of the list_lru series (seed 001): no large folios (XFS has them from 5.18), eager list_lrus, shrinker_info \
                       with nr_deferred, objcg slab accounting, shared memcg walks, charge batch 32, \
                       memory.high reclaimed on return to user space only, full memcg walks (5.5-6.10)",

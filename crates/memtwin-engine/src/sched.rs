@@ -789,8 +789,10 @@ pub fn kworker_waker_share(others: u64, nr_cpus: u32) -> u64 {
 
 /// What a task woken by a write completion run in an unbound kworker waits for a CPU, on average
 /// (wake23, issue 23): `run` ns, the completion work's run after the wake-up, times the share of
-/// wake-ups that land behind the kworker ([`kworker_waker_share`]), or 0 when the task would take
-/// the CPU from it.
+/// wake-ups that land behind the kworker ([`end_io_placement_share`]: `others` keeping the other
+/// CPUs busy, the background, the runner's sampler and the scenario's other tasks, review51 M4;
+/// `sum_util` the LLC's utilisation for SIS_UTIL, review51 M3), or 0 when the task would take the
+/// CPU from it.
 ///
 /// The waker: ext4 (6.1 and 6.18 fs/ext4/page-io.c) ends the writeback of newly allocated blocks,
 /// written as unwritten extents (delayed allocation with `dioread_nolock`, the default since 5.6),
@@ -821,9 +823,9 @@ pub fn kworker_waker_share(others: u64, nr_cpus: u32) -> u64 {
 /// `check_preempt_wakeup()` does not preempt and the task waits the run too, at most the slice
 /// (`check_preempt_tick()`). Not modelled: what the wait gives the task's lag; the kworker's run
 /// before the wake-up taking from its lag.
-pub fn end_io_wakee_wait(p: &crate::profile::KernelProfile, others: u64, nr_cpus: u32, task_lag: i64, run: Nanos) -> Nanos {
+pub fn end_io_wakee_wait(p: &crate::profile::KernelProfile, others: u64, sum_util: u64, nr_cpus: u32, task_lag: i64, run: Nanos) -> Nanos {
     use crate::kernel::SCHED_CAPACITY_SCALE as S;
-    let share = kworker_waker_share(others, nr_cpus);
+    let share = end_io_placement_share(p, others, sum_util, nr_cpus);
     if share == 0 || run == 0 {
         return 0;
     }
@@ -841,6 +843,76 @@ pub fn end_io_wakee_wait(p: &crate::profile::KernelProfile, others: u64, nr_cpus
     }
     let wait = run.min(sched_slice_ns(p, nr_cpus));
     (wait as u128 * share as u128 / S as u128) as Nanos
+}
+
+/// `sd->imbalance_pct` of the LLC's domain: kernel/sched/topology.c (6.1, 6.18) `sd_init()` gives
+/// 117 to a domain with `SD_SHARE_LLC` (6.1: `SD_SHARE_PKG_RESOURCES`) and without
+/// `SD_SHARE_CPUCAPACITY` (the MC level: this host's two vCPUs share their L3 and have no SMT
+/// sibling, lscpu and /sys/devices/system/cpu/cpu0/cache/index3/shared_cpu_list 0-1).
+pub const LLC_IMBALANCE_PCT: u64 = 117;
+
+/// SIS_UTIL's scan depth (sis23, review51 M3): how many CPUs of an LLC of `llc_weight` CPUs
+/// `select_idle_cpu()` may look at for an idle one, at the LLC's summed utilisation `sum_util`
+/// (units of [`crate::kernel::SCHED_CAPACITY_SCALE`]), kernel/sched/fair.c (6.1 and 6.18)
+/// `update_idle_cpu_scan()`, with the kernel's integer arithmetic: `x = sum_util / llc_weight`,
+/// `tmp = min(x^2 pct^2 / (10000 * 1024), 1024)`, `nr_idle_scan = (1024 - tmp) * llc_weight /
+/// 1024`. It is 0, and `select_idle_cpu()` returns -1 without looking (`nr == 1`, "overloaded LLC
+/// is unlikely to have idle cpu/core"), once the mean utilisation passes
+/// `sqrt(1 - 1 / llc_weight) * 100 / pct` of a CPU: 60.4% on two CPUs at pct 117. The kernel
+/// writes it at the periodic load balance of the LLC's domain (`update_sd_lb_stats()`, not at a
+/// newly idle one), from `cpu_util_cfs()` summed over the LLC (PELT's `util_avg`, 32 ms half-life).
+pub fn nr_idle_scan(sum_util: u64, llc_weight: u32, imbalance_pct: u64) -> u32 {
+    use crate::kernel::SCHED_CAPACITY_SCALE as S;
+    let w = llc_weight.max(1) as u64;
+    let x = sum_util / w;
+    let tmp = (x * x * imbalance_pct * imbalance_pct / (10_000 * S)).min(S);
+    ((S - tmp) * w / S) as u32
+}
+
+/// The share of a task's wake-ups by an unbound kworker running on CPU W that land on W (units
+/// of [`crate::kernel::SCHED_CAPACITY_SCALE`]), for [`end_io_wakee_wait`] (sis23, review51 M3/M4).
+/// `others`: what keeps the CPUs other than W busy (units of `SCHED_CAPACITY_SCALE`: the
+/// background, the runner's sampler and, M4, the scenario's other tasks and the awake kswapds by
+/// their expected runnable weights at the task's quantum, [`crate::kernel::Kernel::rq_tasks`]);
+/// `sum_util`: the LLC's utilisation (the same plus the task's own weight, capped at a CPU each).
+///
+/// kernel/sched/fair.c (6.1, 6.18) `select_task_rq_fair()`, a one-to-one wake-up (`wake_wide()`
+/// false), `this_cpu` W busy with the kworker, the task's `prev_cpu` P:
+/// - P = W: no `wake_affine()` (`cpu == prev_cpu`); `select_idle_sibling(p, W, W)` finds W busy and
+///   `prev == target`, then `recent_used_cpu`, then `select_idle_cpu()`, which looks at the other
+///   CPUs only while SIS_UTIL's [`nr_idle_scan`] is above 0.
+/// - P another CPU: `wake_affine_idle()` returns P when it is idle (`available_idle_cpu(prev_cpu)`),
+///   and `select_idle_sibling(p, P, P)` keeps it; when P is busy, `wake_affine_weight()` picks W
+///   or P and `select_idle_sibling()` takes any idle CPU the scan finds.
+///
+/// So with the scan on, the task lands on W exactly when no other CPU is idle
+/// ([`kworker_waker_share`]: the mean count `others - (nr_cpus - 2)` clamped to 0..1, as
+/// [`loop_worker_wait`] takes it); with it off (`nr_idle_scan()` 0 at `sum_util` capped at
+/// `nr_cpus` CPUs), also when another CPU is idle but P is W, which the engine takes as
+/// `1 / nr_cpus` of those wake-ups (P is where the task slept, and the kworker, woken from the
+/// bio's completion interrupt with `wake_wide()` true, took any idle CPU alike:
+/// [`BusyRq::loop_worker_take`]'s reading of lab/validation/trace-worker-wake-1130). Without
+/// SIS_UTIL (before 6.0, [`crate::profile::KernelProfile::sis_util`]; SIS_PROP's scan is not
+/// modelled) the scan is taken as on. Not modelled: `recent_used_cpu` (an idle CPU the task used
+/// the wake-up before), DELAY_DEQUEUE's woken task still queued on W (6.12+, `ttwu_runnable()`:
+/// no `select_task_rq()`), and what the host kernel adds upstream has not: 6.18.44-fc-v669 has a
+/// `vcpu_pack_room(struct task_struct *p, int cpu)` in kernel/sched/fair.c (its kallsyms and
+/// BTF; booted with `sched_vcpu_pack=15`), whose source is not available: traced, the writer
+/// landed on the kworker's busy CPU with the other one idle at 68 of 198 completion wake-ups,
+/// 21 of them from an idle previous CPU that upstream's `wake_affine_idle()` returns
+/// (lab/validation/trace-idle-wait-1130/wakers-1201s).
+pub fn end_io_placement_share(p: &crate::profile::KernelProfile, others: u64, sum_util: u64, nr_cpus: u32) -> u64 {
+    use crate::kernel::SCHED_CAPACITY_SCALE as S;
+    let cpus = nr_cpus.max(1);
+    let busy = kworker_waker_share(others, cpus);
+    if cpus == 1 || !p.sis_util {
+        return busy;
+    }
+    let util = sum_util.min(cpus as u64 * S);
+    if nr_idle_scan(util, cpus, LLC_IMBALANCE_PCT) > 0 {
+        return busy;
+    }
+    busy + (S - busy) / cpus as u64
 }
 
 // ---- end of wake23's section ----
@@ -1685,6 +1757,11 @@ impl Simulation {
         // awake kswapds by their runnable averages (`crate::kernel::cfs_stretch`).
         let others = (k.task_load_sum - t.load + departed + k.kswapd_load_sum(None)) >> LOAD_PRECISION_SHIFT;
         k.cpu_stretch = crate::kernel::cfs_stretch(others, k.nr_cpu_ids);
+        // the same weights keep the other CPUs busy at a write completion's wake-up (sis23, M4);
+        // the task's own part of the LLC's utilisation is its PELT util_avg (running time, 32 ms
+        // half-life: runnable_avg_update()'s series over its CPU time since its last quantum)
+        k.rq_tasks = others;
+        k.rq_own = k.task_util_update(ti, t.times.clock, t.times.sys + t.times.user);
         // Beyond the slice it woke with, its share beside the machine's background too
         // (`Kernel::cpu_wall`).
         // By autogroup where the machine shares the CPUs so (`crate::kernel::autogroup_stretch`).
@@ -1744,6 +1821,7 @@ impl Simulation {
         // Off the task's CPU: the kernel's own work between quanta has a CPU of its own.
         (self.kernel.cpu_stretch, self.kernel.runq_ns) = (crate::kernel::SCHED_CAPACITY_SCALE, 0);
         (self.kernel.bg_stretch, self.kernel.in_task) = (crate::kernel::SCHED_CAPACITY_SCALE, false);
+        (self.kernel.rq_tasks, self.kernel.rq_own) = (0, 0);
         // the deferred wait is the task's (copied above): none in the kernel between quanta, nor
         // for the next task's enter() before its own are loaded (review50 M2)
         (self.kernel.bound_worker_deferred, self.kernel.bound_worker_slice) = (0, 0);

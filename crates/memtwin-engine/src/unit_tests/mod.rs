@@ -37,6 +37,7 @@ mod timer;
 mod vcpu_stall;
 mod vmscan;
 mod wake23;
+mod sis23;
 mod workingset;
 mod xarray;
 mod zswap;

@@ -40,14 +40,14 @@ fn kworker_waker_share_is_the_chance_no_other_cpu_is_idle_select_idle_sibling_6_
 fn end_io_wakee_waits_the_protected_kworkers_run_check_preempt_wakeup_fair_6_18() {
     use crate::sched::end_io_wakee_wait;
     let p618 = p("linux-6.18");
-    assert_eq!(end_io_wakee_wait(&p618, S / 4, 2, 0, 400_000), 100_000);
-    assert_eq!(end_io_wakee_wait(&p618, 0, 2, 0, 400_000), 0, "an idle CPU: no wait");
-    assert_eq!(end_io_wakee_wait(&p618, 3 * S, 2, 0, 400_000), 400_000, "no idle CPU: the whole run");
-    assert_eq!(end_io_wakee_wait(&p618, S / 4, 2, 5_400_000, 400_000), 100_000, "lag at the bound: the kworker still eligible, protected");
-    assert_eq!(end_io_wakee_wait(&p618, S / 4, 2, -3_000_000, 400_000), 100_000, "a task behind its share waits too");
-    assert_eq!(end_io_wakee_wait(&p618, 3 * S, 2, 0, 5_000_000), 1_400_000, "at most the kworker's protected slice");
-    assert_eq!(end_io_wakee_wait(&p("linux-6.1"), S / 4, 2, 0, 400_000), 100_000, "CFS: no wake-up preemption either");
-    assert_eq!(end_io_wakee_wait(&p618, S / 4, 2, 0, 0), 0, "no run: no wait");
+    assert_eq!(end_io_wakee_wait(&p618, S / 4, S / 4, 2, 0, 400_000), 100_000);
+    assert_eq!(end_io_wakee_wait(&p618, 0, 0, 2, 0, 400_000), 0, "an idle CPU: no wait");
+    assert_eq!(end_io_wakee_wait(&p618, 3 * S, 3 * S, 2, 0, 400_000), 400_000, "no idle CPU: the whole run");
+    assert_eq!(end_io_wakee_wait(&p618, S / 4, S / 4, 2, 5_400_000, 400_000), 100_000, "lag at the bound: the kworker still eligible, protected");
+    assert_eq!(end_io_wakee_wait(&p618, S / 4, S / 4, 2, -3_000_000, 400_000), 100_000, "a task behind its share waits too");
+    assert_eq!(end_io_wakee_wait(&p618, 3 * S, 3 * S, 2, 0, 5_000_000), 1_400_000, "at most the kworker's protected slice");
+    assert_eq!(end_io_wakee_wait(&p("linux-6.1"), S / 4, S / 4, 2, 0, 400_000), 100_000, "CFS: no wake-up preemption either");
+    assert_eq!(end_io_wakee_wait(&p618, S / 4, S / 4, 2, 0, 0), 0, "no run: no wait");
 }
 
 /// A 6.18 machine on 2 CPUs whose running context is a task, with the runner's sampler keeping a
@@ -114,7 +114,8 @@ use crate::types::Nanos;
 /// wait of its own below one task) sleeps in shrink_folio_list()'s `folio_wait_writeback()` (legacy memcg
 /// reclaim, case 3) and `reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK)`; with `[machine]
 /// end_io_work_run = "400us"` each sleep a completion ends adds 0.26 of 400 us to its
-/// `sched.run_delay_s`: the difference from the run without the key is a positive whole number of
+/// `sched.run_delay_s`, or (sis23) 0.63 of it while the writer's own `util_avg` keeps SIS_UTIL's
+/// scan off: the difference from the run without the key is a positive whole number of each of
 /// those, its elapsed time longer by at most that (the device sets the writer's pace: a later
 /// wake-up shortens its next sleep). Fails with the vmscan.rs calls removed (no
 /// difference) or the wait charged at a timeout's wake-up too (checked apart above).
@@ -128,16 +129,24 @@ fn a_v1_memcg_writer_waits_behind_the_completion_work_that_wakes_it_6_18() {
              [tasks.w]\ncgroup = \"W\"\nops = [{{ op = \"write\", file = \"/data/out\", length = \"64M\", bufsize = \"1M\", create = true, fsync = false, step = \"write\" }}]\n"
         );
         let s = sim(&toml);
-        let per = crate::sched::end_io_wakee_wait(&s.kernel.profile, s.kernel.bg_load + s.kernel.runner_sampler, 2, 0, 400_000);
+        let others = s.kernel.bg_load + s.kernel.runner_sampler;
+        let per = crate::sched::end_io_wakee_wait(&s.kernel.profile, others, others, 2, 0, 400_000);
+        // sis23: while the writer's own util_avg keeps the LLC past SIS_UTIL's threshold (its
+        // first CPU-bound writes), no scan: the idle other CPU found at half the wake-ups only
+        let per_busy = crate::sched::end_io_wakee_wait(&s.kernel.profile, others, 2 * S, 2, 0, 400_000);
         let r = s.run(&mut |_, _| true).unwrap();
         assert!(r.errors.is_empty(), "{:?}", r.errors);
-        (task_metric(&r, "w", "write", "sched.run_delay_s"), task_metric(&r, "w", "write", "elapsed_s"), per as f64 * 1e-9)
+        (task_metric(&r, "w", "write", "sched.run_delay_s"), task_metric(&r, "w", "write", "elapsed_s"), per as f64 * 1e-9, per_busy as f64 * 1e-9)
     };
-    let (d0, e0, _) = go("");
-    let (d1, e1, per) = go("end_io_work_run = \"400us\"");
+    let (d0, e0, _, _) = go("");
+    let (d1, e1, per, per_busy) = go("end_io_work_run = \"400us\"");
     assert!((per - 0.26 * 400e-6).abs() < 2e-6, "the sampler's quarter and the background's hundredth of 400 us: {per}");
-    let waits = (d1 - d0) / per;
-    assert!(waits >= 1.0 && (waits - waits.round()).abs() < 1e-3, "whole 100 us waits: {d0} -> {d1} s ({waits})");
+    // a whole number of each of the two waits (the scan on, and off)
+    let waits = (0..=((d1 - d0) / per_busy) as u64)
+        .map(|b| (b, (d1 - d0 - b as f64 * per_busy) / per))
+        .find(|&(_, a)| a >= -1e-6 && (a - a.round()).abs() < 1e-3);
+    assert!(matches!(waits, Some((b, a)) if a.round() >= 1.0 || b >= 1), "whole waits of {per} and {per_busy} s: {d0} -> {d1} s ({waits:?})");
+    let waits = waits.unwrap().0 as f64 + waits.unwrap().1.round();
     // the writer runs at the device's pace: a later wake-up shortens its next sleep, so its
     // elapsed time takes at most the waits (here one)
     assert!(e1 >= e0 && e1 - e0 <= d1 - d0 + 1e-9, "the elapsed time: {e0} -> {e1} s, waits {d0} -> {d1} s");
