@@ -1559,6 +1559,16 @@ def fs_of(plan: dict) -> tuple:
     return m.get("fs") or "ext4", sorted(m.get("fs_features") or [])
 
 
+def _umount(m: str) -> list:
+    """Unmount `m` (lazily when it is busy); what could not be undone."""
+    r = subprocess.run(["umount", m], capture_output=True, text=True)
+    if r.returncode != 0:
+        r = subprocess.run(["umount", "-l", m], capture_output=True, text=True)
+        if r.returncode != 0:
+            return [f"mount {m}: {r.stderr.strip()}"]
+    return []
+
+
 def tmpfs_mounts(plan: dict) -> list:
     """The scenario's tmpfs mounts (`[mounts.PATH] fs = "tmpfs"`), which the host runner mounts
     (HostRun._tmpfs); RealError for another file system type, or for a declared file on a tmpfs
@@ -1640,6 +1650,7 @@ class HostRun:
         self.zswap_saved = None  # zswap parameter path -> the value to put back
         self.sysctls_saved = None
         self.tmpfs = []  # the scenario's tmpfs mounts (tmpfs_mounts, HostRun._tmpfs)
+        self.tmpfs_dirs = []  # where they are mounted
 
     # -- setup
     def setup(self) -> dict:
@@ -1720,6 +1731,7 @@ class HostRun:
                 raise RealError(f"[mounts.\"{m['path']}\"] mount -t tmpfs -o {opts} failed: {r.stderr.strip()}\n"
                                 "  fix: a kernel with CONFIG_TRANSPARENT_HUGEPAGE takes huge=; without it drop huge, or use --on qemu")
             self.mounted.append(d)
+            self.tmpfs_dirs.append(d)
             # the options the kernel shows for it (shmem_show_options()), read back
             got = next((mo for mo in _mounts() if mo["mnt"] == d), None)
             self.tmpfs_info.append({"path": m["path"], "options": opts, "shown": got["opts"] if got else None})
@@ -2211,6 +2223,13 @@ class HostRun:
                 pass
             self.children.remove(pid)
         left += self._untrace()  # the trace instances, while their tracefs is still mounted
+        # the tmpfs mounts before swapoff: their files' swapped-out pages are freed with them,
+        # where swapoff would read them back in and charge them to the run's memcg (a tmpfs file
+        # larger than its memcg's limit: swapoff fails with ENOMEM, tmpfs21c 2026-12-01)
+        for m in reversed(self.tmpfs_dirs):
+            left += _umount(m)
+            self.mounted.remove(m)
+        self.tmpfs_dirs = []
         left += self._swapoff()  # before the image holding the swap file is unmounted
         for m in reversed(self.mounted):
             r = subprocess.run(["umount", m], capture_output=True, text=True)
