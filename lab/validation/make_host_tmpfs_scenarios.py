@@ -49,11 +49,49 @@ import os
 
 from scenario_text import MIB, OUT, head, tol, with_recording_set
 
-# Recording sets (real/NAME.json and real/NAME-runN.json; validate compares the medians).
-RECORDING_SETS = {}
+PENDING_OUT = os.path.join(os.path.dirname(OUT), "validation-pending")
 
-# What each recording set was recorded under (filled as the sets are recorded).
-RECORDED = {}
+# Recording sets (real/NAME.json and real/NAME-runN.json; validate compares the medians).
+RECORDING_SETS = {f"host-tmpfs-{lim}-{m}": 3 for lim in ("loose", "tight") for m in ("never", "always", "within")}
+
+# What each recording set was recorded under: one run per hold of both locks (/tmp/memtwin-qemu.lock,
+# /tmp/memtwin-host.lock), `nice -n -10 memtwin real ... --on host`, the six scenarios interleaved;
+# /proc/loadavg at each run's start and end in lab/validation/host-tmpfs-load-1201.txt (the 1-minute
+# figure's range below). The host was loaded by the session's other helpers: loaded sets, not idle.
+RECORDED = {
+    "host-tmpfs-loose-never": "2026-12-01 06:32-06:42 UTC, host load 9.3-13.0 (loaded: other helpers' work)",
+    "host-tmpfs-loose-always": "2026-12-01 06:33-06:42 UTC, host load 8.3-12.7 (loaded: other helpers' work)",
+    "host-tmpfs-loose-within": "2026-12-01 06:34-06:43 UTC, host load 9.5-12.7 (loaded: other helpers' work)",
+    # the tight sets re-recorded after the runner's cleanup fix (the first tight-never run's swapoff
+    # failed, see the load file), the three interleaved
+    "host-tmpfs-tight-never": "2026-12-01 06:47-06:53 UTC, host load 5.2-10.2 (loaded: other helpers' work)",
+    "host-tmpfs-tight-always": "2026-12-01 06:48-06:54 UTC, host load 5.8-11.9 (loaded: other helpers' work)",
+    "host-tmpfs-tight-within": "2026-12-01 06:49-06:56 UTC, host load 6.6-13.7 (loaded: other helpers' work)",
+}
+
+# Not compared: elapsed_s (a loaded host: the runner marks its times not comparable). Seen, for
+# the next one who models tmpfs write time: the loose write step took 0.05 s on within_size (order-8
+# folios), 0.12-0.24 s on never and 0.50-0.69 s on always (PMD folios; sys 0.20-0.25 s against
+# 0.015 s on within_size), the engine 0.010-0.030 s; the cause of always's PMD cost is not measured.
+
+# The tight sets are in scenarios/validation-pending: out with a measured proximate cause whose own
+# cause is not found. Under the 64M limit the kernel's large charges fail where the engine's succeed:
+# tight-always's write step counts thp_file_fallback_charge 33 of 64 PMD attempts (each of the three
+# runs) and 1,218-1,270 failed charges of the smaller sizes (mthp.shmem_fallback_charge), tight-within
+# 1,266-1,270; the engine's 64 PMD (and 128 order-8) charges all succeed after one memcg reclaim
+# (try_charge_memcg() retries no charge above 8 pages, CHARGE_RETRY_MAX_PAGES, in both). After a
+# failed charge the page takes order 0 and the pages after it the largest aligned extents beside it
+# (shmem_suitable_orders()), which the kernel's folio scans show (orders 1-5 at write's end) and its
+# 2,281-2,390 small-size allocations count, against the engine's 0 and 128; the swap traffic of
+# read1/read2 differs with it (tight-within pswpin 32,785-32,792 against 19,719). Why one reclaim
+# round leaves the kernel's memcg short of 512 (or 256) pages and not the engine's is not measured
+# (a guess to test: the swap writes on the loop device's image complete later than the engine's, so
+# fewer written pages are freed in the round). tight-never agrees but for read2's shmem (-16%) and
+# pswpout (+10.5%).
+PENDING = {"host-tmpfs-tight-never", "host-tmpfs-tight-always", "host-tmpfs-tight-within"}
+PENDING_NOTE = ("# In validation-pending (make_host_tmpfs_scenarios.py PENDING): under the 64M limit the kernel's large-folio\n"
+                "# charges fail (thp_file_fallback_charge, mthp.shmem_fallback_charge) where the engine's succeed after one\n"
+                "# memcg reclaim, so its small-order allocations and swap traffic differ; why is not measured (see the generator).\n")
 
 # Known disagreements, each with its measured cause ([[validation.known_out]]).
 KNOWN_OUT = {}
@@ -86,6 +124,8 @@ def main():
                 text = text.replace("cpus = 2\n", f'cpus = 2\nswap = "{swap}"\n', 1)
             if name in RECORDED:
                 text = text.replace("\n\n[scenario]", f"\n# Recorded {RECORDED[name]}\n\n[scenario]", 1)
+            text = text.replace("\n\n[scenario]", "\n# elapsed_s not compared (a loaded host; see make_host_tmpfs_scenarios.py)\n"
+                                + (PENDING_NOTE if name in PENDING else "") + "\n[scenario]", 1)
             body = f"""
 [mounts."/mnt/t"]
 fs = "tmpfs"
@@ -107,7 +147,7 @@ ops = [
 ]
 """
             metrics = METRICS + (SWAP_METRICS if swap else [])
-            with open(os.path.join(OUT, name + ".toml"), "w") as f:
+            with open(os.path.join(PENDING_OUT if name in PENDING else OUT, name + ".toml"), "w") as f:
                 f.write(with_recording_set(text + body + tol(name, "host", metrics) + known(name), name,
                                            RECORDING_SETS.get(name), "run", "a recording set of host runs"))
 
