@@ -1571,15 +1571,10 @@ def _umount(m: str) -> list:
 
 def tmpfs_mounts(plan: dict) -> list:
     """The scenario's tmpfs mounts (`[mounts.PATH] fs = "tmpfs"`), which the host runner mounts
-    (HostRun._tmpfs); RealError for another file system type, or for a declared file on a tmpfs
-    mount with a size (the runner writes declared files before the run and drops their cache,
-    which tmpfs has not: declare it with size 0 and write it in a step)."""
-    out = []
-    for m in plan.get("mounts") or []:
-        if m["fs"] != "tmpfs":
-            raise RealError(f"[mounts.\"{m['path']}\"] fs = {m['fs']!r}: the host runner mounts tmpfs only besides its disk\n"
-                            "  fix: drop the mount, make it tmpfs, or use --on qemu")
-        out.append(m)
+    (HostRun._tmpfs; other mounts' files stay on its one disk, as before); RealError for a
+    declared file on a tmpfs mount with a size (the runner writes declared files before the run
+    and drops their cache, which tmpfs has not: declare it with size 0 and write it in a step)."""
+    out = [m for m in plan.get("mounts") or [] if m["fs"] == "tmpfs"]
     for f in plan.get("files") or []:
         if on_tmpfs(f["path"], out) and f.get("size"):
             raise RealError(f"[files.\"{f['path']}\"] size = {f['size']}: a file on a tmpfs mount starts empty on the host runner\n"
