@@ -74,24 +74,27 @@ RECORDED = {
 # folios), 0.12-0.24 s on never and 0.50-0.69 s on always (PMD folios; sys 0.20-0.25 s against
 # 0.015 s on within_size), the engine 0.010-0.030 s; the cause of always's PMD cost is not measured.
 
-# The tight sets are in scenarios/validation-pending: out with a measured proximate cause whose own
-# cause is not found. Under the 64M limit the kernel's large charges fail where the engine's succeed:
-# tight-always's write step counts thp_file_fallback_charge 33 of 64 PMD attempts (each of the three
-# runs) and 1,218-1,270 failed charges of the smaller sizes (mthp.shmem_fallback_charge), tight-within
-# 1,266-1,270; the engine's 64 PMD (and 128 order-8) charges all succeed after one memcg reclaim
-# (try_charge_memcg() retries no charge above 8 pages, CHARGE_RETRY_MAX_PAGES, in both). After a
-# failed charge the page takes order 0 and the pages after it the largest aligned extents beside it
-# (shmem_suitable_orders()), which the kernel's folio scans show (orders 1-5 at write's end) and its
-# 2,281-2,390 small-size allocations count, against the engine's 0 and 128; the swap traffic of
-# read1/read2 differs with it (tight-within pswpin 32,785-32,792 against 19,719). Why one reclaim
-# round leaves the kernel's memcg short of 512 (or 256) pages and not the engine's is not measured
-# (a guess to test: the swap writes on the loop device's image complete later than the engine's, so
-# fewer written pages are freed in the round). tight-never agrees but for read2's shmem (-16%) and
-# pswpout (+10.5%).
+# The tight sets are in scenarios/validation-pending. Under the 64M limit the kernel's large charges
+# fail: tight-always's write step counts thp_file_fallback_charge 33 of 64 PMD attempts (each of the
+# three runs), and 1,218-1,270 failed charges of the smaller sizes (mthp.shmem_fallback_charge),
+# tight-within 1,266-1,270. Measured cause of the PMD part (6.12 and 6.18 source): since 6.7
+# shmem_alloc_and_add_folio() charges the folio with the huge gfp it allocated by,
+# limit_gfp_mask(vma_thp_gfp_mask(NULL), gfp), which under THP defrag madvise (this host's) is
+# GFP_TRANSHUGE_LIGHT without __GFP_DIRECT_RECLAIM: a charge over the limit fails at once, no memcg
+# reclaim (shmem.rs shmem_huge_charge_gfp(); 6.1 charged with the mapping's gfp). With it the engine
+# gives the kernel's 31 PMD folios and 33 fallbacks in write (before: 64 and 0) and rewrite's 31/1
+# and 27 small folios against 29. Still out (engine 2026-12-01 07:20): after a failed charge the page
+# takes order 0 and the pages after it the largest aligned extents beside it (shmem_suitable_orders()),
+# whose small charges succeed 2,281-2,390 times in the kernel against the engine's 27 (always) and 82
+# (within): the engine's fail (8,179 fallback charges on always), the kernel's often find room; not
+# measured why (a guess to test: small charges of up to MEMCG_CHARGE_BATCH pages taken from the per-CPU
+# charge stock the order-0 charges' batches refill, consume_stock() before the gfp is looked at), and
+# read1/read2's swap traffic differs with it (tight-within read1 pswpin 32,785-32,792 against 16,439).
+# tight-never is out on read2's shmem (-16%) and pswpout (+10.5%), also unexplained.
 PENDING = {"host-tmpfs-tight-never", "host-tmpfs-tight-always", "host-tmpfs-tight-within"}
-PENDING_NOTE = ("# In validation-pending (make_host_tmpfs_scenarios.py PENDING): under the 64M limit the kernel's large-folio\n"
-                "# charges fail (thp_file_fallback_charge, mthp.shmem_fallback_charge) where the engine's succeed after one\n"
-                "# memcg reclaim, so its small-order allocations and swap traffic differ; why is not measured (see the generator).\n")
+PENDING_NOTE = ("# In validation-pending (make_host_tmpfs_scenarios.py PENDING): under the 64M limit the kernel's small-order\n"
+                "# tmpfs charges after a failed PMD charge succeed far more often than the engine's (mthp.shmem_alloc 2,281-2,390\n"
+                "# against 27-82), and the swap traffic differs with it; why is not measured (see the generator).\n")
 
 # Known disagreements, each with its measured cause ([[validation.known_out]]).
 KNOWN_OUT = {}

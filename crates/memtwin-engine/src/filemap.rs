@@ -476,7 +476,13 @@ impl Kernel {
         if pay {
             self.cpu(self.cost.charge);
         }
-        if let Err(e) = self.try_charge_memcg(memcg, n as u64, may_reclaim) {
+        // 6.7+ tmpfs: the large folio charged with the huge gfp (shmem.rs, ShmemStat::huge_charge_gfp)
+        let huge_gfp = if shmem { self.shmem_stat.huge_charge_gfp.take() } else { None };
+        let charged = match huge_gfp {
+            Some(gfp) => self.try_charge_memcg_gfp(memcg, n as u64, gfp),
+            None => self.try_charge_memcg(memcg, n as u64, may_reclaim),
+        };
+        if let Err(e) = charged {
             // shmem_add_to_page_cache(): THP_FILE_FALLBACK_CHARGE (shmem.rs)
             self.shmem_stat.charge_failed |= shmem;
             self.free_folio(head, n as u64);

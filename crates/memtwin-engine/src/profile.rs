@@ -940,6 +940,10 @@ pub struct LargeFolios {
     /// (read 2026-12-01: hugepages-2048kB inherit, hugepages-{8..1024}kB never). Anonymous
     /// shmem's: a tmpfs mount's file does not read them (`shmem_allowable_huge_orders()`).
     pub shmem_size_knobs: crate::shmem::ShmemSizeKnobs,
+    /// 6.7+: a large tmpfs folio is charged with the huge gfp it was allocated by, without
+    /// direct reclaim under THP defrag `madvise` (`shmem_alloc_and_add_folio()`, shmem.rs
+    /// `shmem_huge_charge_gfp()`); before, with the mapping's gfp.
+    pub shmem_charge_huge_gfp: bool,
     /// What reclaim does with a large tmpfs folio: split it before `shmem_writepage()` (to
     /// 6.11), or swap it out whole where the swap area gives contiguous slots (6.12+), shmem.rs
     /// [`crate::shmem::ShmemSwapOut`].
@@ -948,7 +952,7 @@ pub struct LargeFolios {
 
 impl LargeFolios {
     /// No file system has large folios (before 5.18).
-    pub const NONE: LargeFolios = LargeFolios { xfs: 0, ext4: 0, btrfs: 0, ra: RaOrder::MarkedPlus2, write: WriteOrder::Order0, tmpfs: crate::shmem::TmpfsHuge::Pmd, shmem_swapout: crate::shmem::ShmemSwapOut::Split, shmem_enabled: crate::shmem::ShmemHuge::Never, shmem_size_knobs: crate::shmem::ShmemSizeKnobs::NONE };
+    pub const NONE: LargeFolios = LargeFolios { xfs: 0, ext4: 0, btrfs: 0, ra: RaOrder::MarkedPlus2, write: WriteOrder::Order0, tmpfs: crate::shmem::TmpfsHuge::Pmd, shmem_swapout: crate::shmem::ShmemSwapOut::Split, shmem_enabled: crate::shmem::ShmemHuge::Never, shmem_size_knobs: crate::shmem::ShmemSizeKnobs::NONE, shmem_charge_huge_gfp: false };
 
     /// Whether any file system of the era has large folios.
     pub fn any(&self) -> bool {
@@ -1285,7 +1289,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         memcg_stats_ratelimited_reclaim: true,
         pcp_auto_tune: true,
         delay_dequeue: true,
-        large_folios: LargeFolios { write: WriteOrder::Sized, shmem_swapout: crate::shmem::ShmemSwapOut::WholeNonrot, shmem_size_knobs: crate::shmem::ShmemSizeKnobs::DEFAULT_6_10, ..linux_6_6.large_folios },
+        large_folios: LargeFolios { write: WriteOrder::Sized, shmem_swapout: crate::shmem::ShmemSwapOut::WholeNonrot, shmem_size_knobs: crate::shmem::ShmemSizeKnobs::DEFAULT_6_10, shmem_charge_huge_gfp: true, ..linux_6_6.large_folios },
         lru_add_batch: crate::swap::PAGEVEC_SIZE_6_10,
         init_on_alloc: true,
         fallback_steal: FallbackSteal::ClaimSteal,
@@ -1436,7 +1440,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         wbt_swap_hiprio: true,
         wb_thresh_floor: true,
         reclaim_walk: ReclaimWalk::Shared,
-        large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ext4: MAX_PAGECACHE_ORDER, btrfs: 0, ra: RaOrder::FileOrder, write: WriteOrder::Sized, tmpfs: crate::shmem::TmpfsHuge::AllOrders, shmem_swapout: crate::shmem::ShmemSwapOut::WholeBlkdev, shmem_enabled: crate::shmem::ShmemHuge::Never, shmem_size_knobs: crate::shmem::ShmemSizeKnobs::DEFAULT_6_10 },
+        large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ext4: MAX_PAGECACHE_ORDER, btrfs: 0, ra: RaOrder::FileOrder, write: WriteOrder::Sized, tmpfs: crate::shmem::TmpfsHuge::AllOrders, shmem_swapout: crate::shmem::ShmemSwapOut::WholeBlkdev, shmem_enabled: crate::shmem::ShmemHuge::Never, shmem_size_knobs: crate::shmem::ShmemSizeKnobs::DEFAULT_6_10, shmem_charge_huge_gfp: true },
         ra_enomem_stops: true,
         exec_ra_forward: true,
         ra_sync_miss_as_hit: false,

@@ -119,6 +119,10 @@ pub struct ShmemStat {
     pub mthp_fallback: u64,
     /// `MTHP_STAT_SHMEM_FALLBACK_CHARGE` of the orders below PMD.
     pub mthp_fallback_charge: u64,
+    /// The gfp [`Kernel::shmem_alloc_large_folio`] gives the charge of its folio where the era
+    /// charges with the huge gfp (`LargeFolios::shmem_charge_huge_gfp`), read and cleared by
+    /// `filemap_add_large_folio_paid()`.
+    pub huge_charge_gfp: Option<crate::memcontrol::ChargeGfp>,
     /// The swap entries tmpfs mappings hold (`swp_to_radix_entry()` in `i_pages` after
     /// `shmem_delete_from_page_cache()`), by (inode, index): the slot. The engine keeps them
     /// beside the xarray: the mapping's node is freed when its last page leaves (the kernel's
@@ -358,7 +362,10 @@ impl Kernel {
             let pmd = order == HPAGE_PMD_ORDER;
             self.shmem_stat.charge_failed = false;
             self.shmem_stat.xa_failed = false;
-            match self.filemap_add_large_folio_paid(inode, index & !(n - 1), order, memcg, true, true) {
+            self.shmem_stat.huge_charge_gfp = self.shmem_huge_charge_gfp();
+            let added = self.filemap_add_large_folio_paid(inode, index & !(n - 1), order, memcg, true, true);
+            self.shmem_stat.huge_charge_gfp = None;
+            match added {
                 Ok(head) => {
                     if pmd {
                         self.shmem_stat.thp_file_alloc += 1;
@@ -388,6 +395,21 @@ impl Kernel {
             }
         }
         None
+    }
+
+    /// The gfp a large tmpfs folio's charge takes: 4.8-6.6 the mapping's (`shmem_add_to_page_cache()`
+    /// charges with `gfp & GFP_RECLAIM_MASK`, reclaim and retries allowed: `None`, the caller's
+    /// default); 6.7+ (Hugh Dickins' "shmem: move memcg charge out of shmem_add_to_page_cache()",
+    /// 6.12 and 6.18 read) `shmem_alloc_and_add_folio()` charges with the gfp it allocated by,
+    /// `limit_gfp_mask(vma_thp_gfp_mask(NULL), gfp)`: THP defrag `madvise` (the default) gives
+    /// `GFP_TRANSHUGE_LIGHT`, no `__GFP_DIRECT_RECLAIM`, so a charge over the limit fails at once
+    /// ([`crate::memcontrol::ChargeGfp::NoBlock`]); defrag `always` gives `GFP_TRANSHUGE |
+    /// __GFP_NORETRY` (one reclaim round, [`crate::memcontrol::ChargeGfp::NoRetry`]).
+    pub(crate) fn shmem_huge_charge_gfp(&self) -> Option<crate::memcontrol::ChargeGfp> {
+        if !self.profile.large_folios.shmem_charge_huge_gfp {
+            return None;
+        }
+        Some(if self.profile.thp_defrag_madvise { crate::memcontrol::ChargeGfp::NoBlock } else { crate::memcontrol::ChargeGfp::NoRetry })
     }
 
     /// `__split_huge_page()`'s `NR_SHMEM_THPS` of a tmpfs huge page split in place (its

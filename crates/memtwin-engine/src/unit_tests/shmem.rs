@@ -458,3 +458,21 @@ fn a_failed_charge_goes_to_order_0_not_the_next_order_6_18() {
     assert_eq!(k.pages.folio_nr_pages(page_at(k, f, 0)), 1, "order 0");
     assert_invariants(k);
 }
+
+/// 6.7+ `shmem_alloc_and_add_folio()` charges a large tmpfs folio with the huge gfp it was
+/// allocated by (`limit_gfp_mask(vma_thp_gfp_mask(NULL), gfp)`, 6.12 and 6.18 read): under THP
+/// defrag madvise `GFP_TRANSHUGE_LIGHT`, no direct reclaim, so a charge over the limit fails at
+/// once; 6.1's `shmem_add_to_page_cache()` charges with the mapping's gfp (reclaim allowed).
+/// host-tmpfs-tight-always (validation-pending): the kernel's 64 PMD attempts, 31 allocated and
+/// 33 THP_FILE_FALLBACK_CHARGE, which the engine gives with this rule (64 and 0 without it).
+#[test]
+fn a_large_tmpfs_charge_takes_the_huge_gfp_from_6_7() {
+    use crate::memcontrol::ChargeGfp;
+    assert_eq!(tmpfs("linux-6.1", "always", "").kernel.shmem_huge_charge_gfp(), None);
+    assert_eq!(tmpfs("linux-6.6", "always", "").kernel.shmem_huge_charge_gfp(), None);
+    assert_eq!(tmpfs("linux-6.12", "always", "").kernel.shmem_huge_charge_gfp(), Some(ChargeGfp::NoBlock));
+    let mut s = tmpfs("linux-6.18", "always", "");
+    assert_eq!(s.kernel.shmem_huge_charge_gfp(), Some(ChargeGfp::NoBlock));
+    s.kernel.profile.thp_defrag_madvise = false;
+    assert_eq!(s.kernel.shmem_huge_charge_gfp(), Some(ChargeGfp::NoRetry), "defrag always: GFP_TRANSHUGE | __GFP_NORETRY");
+}
