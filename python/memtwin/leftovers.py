@@ -112,6 +112,7 @@ class Run:
     scratch: Optional[str] = None
     cgroups: list = field(default_factory=list)  # top cgroup directories (one per hierarchy)
     mounts: list = field(default_factory=list)
+    tmpfs: list = field(default_factory=list)  # of `mounts`, the tmpfs ones (a scenario's tmpfs mounts)
     loops: list = field(default_factory=list)  # (device, backing file)
     traces: list = field(default_factory=list)  # tracefs instances (the folio event counts)
     sysctls: dict = field(default_factory=dict)  # /proc/sys path -> the value to put back
@@ -134,7 +135,7 @@ class Run:
         for c in self.cgroups:
             n = sum(len(dirs) for _, dirs, _ in os.walk(c))
             out.append(f"cgroup {c}" + (f" (and {n} below it)" if n else ""))
-        out += [f"mount {m}" for m in self.mounts]
+        out += [f"mount {m}" + (" (tmpfs)" if m in self.tmpfs else "") for m in self.mounts]
         out += [f"loop device {dev} (backing file {bf})" for dev, bf in self.loops]
         out += [f"trace instance {t}" for t in self.traces]
         if self.swapfile:
@@ -259,11 +260,13 @@ def find(scratch_parents: Iterable[str] = (DEFAULT_SCRATCH,), workdirs: Iterable
             if NAME_RE.match(n):
                 scratch(os.path.join(parent, n))
     if root:
-        for mnt, _, _ in _mountinfo():
+        for mnt, fstype, _ in _mountinfo():
             s = _scratch_of(mnt)
             if s and s != mnt:
                 scratch(s)
                 host(os.path.basename(s)).mounts.append(mnt)
+                if fstype == "tmpfs":
+                    host(os.path.basename(s)).tmpfs.append(mnt)
         for dev, bf in _loops():
             s = _scratch_of(bf)
             if s and os.path.basename(bf) == "disk.img" and os.path.dirname(bf) == s:
@@ -551,6 +554,22 @@ def clean(out: Callable[[str], None], err: Callable[[str], None], scratch_parent
                 problems.append((why, f"see what holds it (fuser -v {t}/trace_pipe), then rmdir {t}"))
             else:
                 out(f"removed: trace instance {t}")
+        def umount(m):
+            res = _run(["umount", m])
+            if res.returncode == 0:
+                out(f"removed: mount {m}" + (" (tmpfs)" if m in r.tmpfs else ""))
+                return
+            lazy = _run(["umount", "-l", m])
+            if lazy.returncode == 0:
+                out(f"removed: mount {m} (detached lazily: still in use: {res.stderr.strip()})")
+            else:
+                problems.append((f"mount {m}: {lazy.stderr.strip() or res.stderr.strip()}", f"see who uses it (fuser -vm {m})"))
+
+        # a scenario's tmpfs mounts before swapoff: their swapped-out pages go with them, where
+        # swapoff would read them back in (and fail with ENOMEM in a memcg smaller than the file)
+        for m in r.mounts:
+            if m in r.tmpfs:
+                umount(m)
         if r.swapfile:
             # before the mount holding it
             res = _run(["swapoff", r.swapfile])
@@ -563,15 +582,8 @@ def clean(out: Callable[[str], None], err: Callable[[str], None], scratch_parent
         if r.zswap and not problems:
             out("restored: " + ", ".join(f"{k.rsplit('/', 1)[1]} = {v}" for k, v in r.zswap.items()))
         for m in r.mounts:
-            res = _run(["umount", m])
-            if res.returncode == 0:
-                out(f"removed: mount {m}")
-                continue
-            lazy = _run(["umount", "-l", m])
-            if lazy.returncode == 0:
-                out(f"removed: mount {m} (detached lazily: still in use: {res.stderr.strip()})")
-            else:
-                problems.append((f"mount {m}: {lazy.stderr.strip() or res.stderr.strip()}", f"see who uses it (fuser -vm {m})"))
+            if m not in r.tmpfs:
+                umount(m)
         for why in restore_sysctls(r.sysctls):
             problems.append((why, "write the value back by hand (sysctl -w)"))
         if r.sysctls and not problems:

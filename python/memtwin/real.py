@@ -32,6 +32,7 @@ import fcntl
 import json
 import os
 import platform
+import re
 import resource
 import shutil
 import signal
@@ -340,6 +341,61 @@ def _vmstat() -> dict:
 _ZSWAP_DEBUG_DIR: Optional[str] = None
 # The run's loop device's /sys/block/loopN/stat (HostRun._disk), set in a task process by run_task.
 _DISKSTAT: Optional[str] = None
+# Whether the run has a tmpfs mount (HostRun._tmpfs): then each snapshot reads the per-size
+# shmem counters (mthp_shmem_stats), set in a task process by run_task.
+_MTHP_SHMEM = False
+
+THP_DIR = "/sys/kernel/mm/transparent_hugepage"
+# /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/stats/ (6.10+, mm/huge_memory.c
+# DEFINE_MTHP_STAT_ATTR): shmem_alloc (shmem_get_folio_gfp()'s MTHP_STAT_SHMEM_ALLOC of a folio of
+# that size), shmem_fallback (shmem_alloc_and_add_folio(): the allocation or the charge failed),
+# shmem_fallback_charge (the charge)
+MTHP_SHMEM_STATS = ("shmem_alloc", "shmem_fallback", "shmem_fallback_charge")
+
+
+def mthp_shmem_stats(thp_dir: str = THP_DIR) -> dict:
+    """{size_kB: {stat: count}} of every hugepages-<size>kB directory with the shmem stats (a
+    kernel before 6.10 has none: {})."""
+    out = {}
+    try:
+        names = os.listdir(thp_dir)
+    except OSError:
+        return out
+    for n in names:
+        m = re.fullmatch(r"hugepages-(\d+)kB", n)
+        if not m:
+            continue
+        st = {}
+        for k in MTHP_SHMEM_STATS:
+            try:
+                st[k] = int(_read(os.path.join(thp_dir, n, "stats", k)))
+            except (OSError, ValueError):
+                pass
+        if st:
+            out[int(m.group(1))] = st
+    return out
+
+
+def shmem_enabled_settings(thp_dir: str = THP_DIR) -> dict:
+    """The host's shmem huge-page knobs, each the bracketed value: `shmem_enabled` (the top-level
+    /sys/kernel/mm/transparent_hugepage/shmem_enabled, mm/shmem.c shmem_enabled_show()) and
+    `hugepages-<size>kB` (each size's shmem_enabled, 6.10+ thpsize_shmem_enabled_show()); a
+    file that cannot be read is left out."""
+    out = {}
+    paths = [("shmem_enabled", os.path.join(thp_dir, "shmem_enabled"))]
+    try:
+        names = sorted(os.listdir(thp_dir), key=lambda n: int(re.sub(r"\D", "", n) or 0))
+    except OSError:
+        names = []
+    paths += [(n, os.path.join(thp_dir, n, "shmem_enabled")) for n in names if re.fullmatch(r"hugepages-\d+kB", n)]
+    for key, path in paths:
+        try:
+            m = re.search(r"\[(\w+)\]", _read(path))
+        except OSError:
+            continue
+        if m:
+            out[key] = m.group(1)
+    return out
 
 # /sys/block/DEV/stat's fields (Documentation/block/stat.rst), a step's `disk` (the device's
 # counters over the step's window: every task's I/O on the device, the flusher's writeback
@@ -638,6 +694,8 @@ class Snap:
                     pass
             self.zswap = z
         self.disk = diskstat(_DISKSTAT) if _DISKSTAT else None
+        if _MTHP_SHMEM:
+            self.mthp = mthp_shmem_stats()
         try:
             # System-wide memory pressure (the only PSI a cgroup v1 host has).
             self.psi_sys = _psi(_read("/proc/pressure/memory"))
@@ -725,6 +783,12 @@ def metrics_from(a, b, mi: dict, st: Optional[dict]) -> dict:
         for k in ("Zswap", "Zswapped"):
             if k in mi:
                 m[f"meminfo.{k}_kB"] = mi[k]
+    ma, mb = getattr(a, "mthp", None), getattr(b, "mthp", None)
+    if ma and mb:
+        # tmpfs folios below the PMD size (6.14+ tmpfs large folios; the PMD size is counted by
+        # thp_file_alloc/_fallback): the per-size shmem counters summed over the sizes under 2 MiB
+        for k in MTHP_SHMEM_STATS:
+            m[f"mthp.{k}"] = sum(mb[z].get(k, 0) - ma[z].get(k, 0) for z in mb if z in ma and z < 2048)
     if st is not None:
         m["cgroup.nr_descendants"] = st.get("nr_descendants", 0)
         m["cgroup.nr_dying_descendants"] = st.get("nr_dying_descendants", 0)
@@ -1150,9 +1214,10 @@ def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies
     instances that count the folios the page cache gains and loses (HostRun._trace_folios)."""
     import gc
 
-    global _ZSWAP_DEBUG_DIR, _DISKSTAT
+    global _ZSWAP_DEBUG_DIR, _DISKSTAT, _MTHP_SHMEM
     _ZSWAP_DEBUG_DIR = plan.get("_zswap_debug")
     _DISKSTAT = plan.get("_diskstat")
+    _MTHP_SHMEM = bool(plan.get("_tmpfs"))
     job_traces, lost_seen = traces or {}, {}
     rng = EngineRng(seed)
     cgdir = cg.path(task["cgroup"])
@@ -1534,6 +1599,34 @@ def fs_of(plan: dict) -> tuple:
     return m.get("fs") or "ext4", sorted(m.get("fs_features") or [])
 
 
+def _umount(m: str) -> list:
+    """Unmount `m` (lazily when it is busy); what could not be undone."""
+    r = subprocess.run(["umount", m], capture_output=True, text=True)
+    if r.returncode != 0:
+        r = subprocess.run(["umount", "-l", m], capture_output=True, text=True)
+        if r.returncode != 0:
+            return [f"mount {m}: {r.stderr.strip()}"]
+    return []
+
+
+def tmpfs_mounts(plan: dict) -> list:
+    """The scenario's tmpfs mounts (`[mounts.PATH] fs = "tmpfs"`), which the host runner mounts
+    (HostRun._tmpfs; other mounts' files stay on its one disk, as before); RealError for a
+    declared file on a tmpfs mount with a size (the runner writes declared files before the run
+    and drops their cache, which tmpfs has not: declare it with size 0 and write it in a step)."""
+    out = [m for m in plan.get("mounts") or [] if m["fs"] == "tmpfs"]
+    for f in plan.get("files") or []:
+        if on_tmpfs(f["path"], out) and f.get("size"):
+            raise RealError(f"[files.\"{f['path']}\"] size = {f['size']}: a file on a tmpfs mount starts empty on the host runner\n"
+                            "  fix: declare it with size = \"0\" and write it in a step ({ op = \"write\", create = true, ... })")
+    return out
+
+
+def on_tmpfs(path: str, mounts: list) -> bool:
+    """Whether scenario path `path` lies on one of the tmpfs `mounts`."""
+    return any(path.startswith(m["path"].rstrip("/") + "/") for m in mounts)
+
+
 def mkfs_command(plan: dict, img: str) -> tuple:
     """(fs type, the mkfs command that formats `img` as the scenario's root file system).
 
@@ -1591,12 +1684,12 @@ class HostRun:
         self.swapfile = None  # the swap file swapped on for the run (_swap)
         self.zswap_saved = None  # zswap parameter path -> the value to put back
         self.sysctls_saved = None
+        self.tmpfs = []  # the scenario's tmpfs mounts (tmpfs_mounts, HostRun._tmpfs)
+        self.tmpfs_dirs = []  # where they are mounted
 
     # -- setup
     def setup(self) -> dict:
-        for m in self.plan["mounts"]:
-            if m["fs"] == "tmpfs":
-                raise RealError(f"[mounts.\"{m['path']}\"] fs = \"tmpfs\": the host runner only runs scenarios on disk files; use --on qemu")
+        self.tmpfs = tmpfs_mounts(self.plan)
         devs = self.plan["devices"]
         if len(devs) > 1:
             raise RealError(f"the scenario declares {len(devs)} devices; the host runner gives a scenario one disk\n  fix: use one [devices.NAME]")
@@ -1633,6 +1726,7 @@ class HostRun:
         ra = devs[0]["read_ahead_kb"] if devs else 128
         swap = self.plan["machine"].get("swap") or 0
         self._disk(total + swap, ra)
+        self._tmpfs()
         self.files = files
         self._calibrate()
         self._populate()
@@ -1641,6 +1735,44 @@ class HostRun:
         self._swap(swap)
         self._trace_folios()
         return files
+
+    def _tmpfs(self) -> None:
+        """Mount the scenario's tmpfs mounts (tmpfs21c): each at its path below the scratch
+        disk's mount point (scenario path P is scratch/mnt/P, as the disk's files are), so below
+        the run's own scratch directory, with the scenario's `huge=` always given (mm/shmem.c
+        shmem_parse_one(): `huge=never` is the default of a mount without it) and the kernel's
+        default size (half of RAM: the scenario format has no size, and the engine models no
+        tmpfs block limit). Each is unmounted by cleanup() before the disk below it (and after
+        a SIGKILL by `memtwin lab clean`: leftovers.find sees a mount below a memtwin scratch
+        directory). The host's shmem_enabled knobs are recorded (shmem_enabled_settings())."""
+        self.shmem_enabled = shmem_enabled_settings()
+        if not self.tmpfs:
+            return
+        want = self.plan.get("shmem_enabled") or "never"
+        have = self.shmem_enabled.get("shmem_enabled")
+        if want in ("deny", "force") and want != have:
+            # deny and force override every tmpfs mount's huge= (shmem_huge_global_enabled()):
+            # the runner does not change a host-wide knob other users' tmpfs mounts obey
+            raise RealError(f"[kernel] shmem_enabled = {want!r}: this host's /sys/kernel/mm/transparent_hugepage/shmem_enabled "
+                            f"is {have!r}, and the host runner does not change it\n"
+                            f"  fix: set it for the run yourself (echo {want} > {THP_DIR}/shmem_enabled), or use --on qemu")
+        self.tmpfs_info = []
+        for m in self.tmpfs:
+            d = os.path.join(self.scratch, "mnt", m["path"].lstrip("/"))
+            os.makedirs(d, exist_ok=True)
+            opts = f"huge={m.get('huge') or 'never'}"
+            r = subprocess.run(["mount", "-t", "tmpfs", "-o", opts, "memtwin-tmpfs", d], capture_output=True, text=True)
+            if r.returncode != 0:
+                raise RealError(f"[mounts.\"{m['path']}\"] mount -t tmpfs -o {opts} failed: {r.stderr.strip()}\n"
+                                "  fix: a kernel with CONFIG_TRANSPARENT_HUGEPAGE takes huge=; without it drop huge, or use --on qemu")
+            self.mounted.append(d)
+            self.tmpfs_dirs.append(d)
+            # the options the kernel shows for it (shmem_show_options()), read back
+            got = next((mo for mo in _mounts() if mo["mnt"] == d), None)
+            self.tmpfs_info.append({"path": m["path"], "options": opts, "shown": got["opts"] if got else None})
+        self.plan["_tmpfs"] = [m["path"] for m in self.tmpfs]
+        leftovers.write_owner(self.scratch, "host", cgroup=self.top, image=os.path.join(self.scratch, "disk.img"),
+                              mount=os.path.join(self.scratch, "mnt"), tmpfs=[t["path"] for t in self.tmpfs_info])
 
     def _calibrate(self) -> None:
         """The host's costs that time a throttled large-folio read (memtwin.hostcal: the hot read's
@@ -1934,9 +2066,10 @@ class HostRun:
     def _populate(self) -> None:
         """Write every declared file (outside the scenario's memcgs), then drop its page cache."""
         for f in self.plan["files"]:
-            if f.get("created"):
+            if f.get("created") or on_tmpfs(f["path"], self.tmpfs):
                 # a write op (or cp) creates it: made here, the op's O_TRUNC would truncate an
-                # existing file, after which ext4 writes it back on close (auto_da_alloc)
+                # existing file, after which ext4 writes it back on close (auto_da_alloc); a
+                # file on a tmpfs mount is declared empty (tmpfs_mounts) and written by the tasks
                 continue
             p = self.files[f["path"]]
             os.makedirs(os.path.dirname(p), exist_ok=True)
@@ -1950,12 +2083,13 @@ class HostRun:
             if f["uid"]:
                 os.chown(p, f["uid"], -1)
         os.sync()
-        left = resident(self.files)
+        disk_files = {k: v for k, v in self.files.items() if not on_tmpfs(k, self.tmpfs)}
+        left = resident(disk_files)
         for spath in left:
             fd = os.open(self.files[spath], os.O_RDONLY)
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
             os.close(fd)
-        left = resident(self.files)
+        left = resident(disk_files)
         if left:
             raise RealError(f"could not start cold: {sum(left.values())} pages of the scenario's files stay resident after fadvise(DONTNEED)")
 
@@ -2130,6 +2264,13 @@ class HostRun:
                 pass
             self.children.remove(pid)
         left += self._untrace()  # the trace instances, while their tracefs is still mounted
+        # the tmpfs mounts before swapoff: their files' swapped-out pages are freed with them,
+        # where swapoff would read them back in and charge them to the run's memcg (a tmpfs file
+        # larger than its memcg's limit: swapoff fails with ENOMEM, tmpfs21c 2026-12-01)
+        for m in reversed(self.tmpfs_dirs):
+            left += _umount(m)
+            self.mounted.remove(m)
+        self.tmpfs_dirs = []
         left += self._swapoff()  # before the image holding the swap file is unmounted
         for m in reversed(self.mounted):
             r = subprocess.run(["umount", m], capture_output=True, text=True)
@@ -2170,6 +2311,10 @@ class HostRun:
             "machine": {"cpus": os.cpu_count(), "ram_kB": _meminfo().get("MemTotal"), "cgroup": f"{self.version} at {self.mnt}",
                         "disk": f"{self.fs} image on {self.loop} ({'a new ' if getattr(self, 'loop_new', False) else ''}loop, direct I/O) in {self.scratch_parent}, {getattr(self, 'disk_throttle', 'unthrottled')}",
                         "fs": self.fs, "mkfs": self.mkfs,
+                        # the host's shmem huge-page knobs (top-level and per size) and the run's
+                        # tmpfs mounts with their options as the kernel shows them (HostRun._tmpfs)
+                        **({"shmem_enabled": self.shmem_enabled} if getattr(self, "shmem_enabled", None) else {}),
+                        **({"tmpfs": self.tmpfs_info} if getattr(self, "tmpfs_info", None) else {}),
                         "read_ahead_kb": self.read_ahead_kb, "queue": getattr(self, "queue", {}),
                         # the queue keys the runner set from the scenario (the rest are the loop driver's)
                         "queue_set": getattr(self, "queue_set", []), "arch": u.machine,

@@ -476,7 +476,13 @@ impl Kernel {
         if pay {
             self.cpu(self.cost.charge);
         }
-        if let Err(e) = self.try_charge_memcg(memcg, n as u64, may_reclaim) {
+        // 6.7+ tmpfs: the large folio charged with the huge gfp (shmem.rs, ShmemStat::huge_charge_gfp)
+        let huge_gfp = if shmem { self.shmem_stat.huge_charge_gfp.take() } else { None };
+        let charged = match huge_gfp {
+            Some(gfp) => self.try_charge_memcg_gfp(memcg, n as u64, gfp),
+            None => self.try_charge_memcg(memcg, n as u64, may_reclaim),
+        };
+        if let Err(e) = charged {
             // shmem_add_to_page_cache(): THP_FILE_FALLBACK_CHARGE (shmem.rs)
             self.shmem_stat.charge_failed |= shmem;
             self.free_folio(head, n as u64);
@@ -618,8 +624,8 @@ impl Kernel {
             m.nrshadows += n as u64;
         }
         self.vmstat.nr_file_pages -= n as u64;
-        if self.pages[head].test(pg::SWAPBACKED) {
-            // filemap_unaccount_folio(): NR_SHMEM_THPS of a tmpfs huge page (shmem.rs)
+        if self.pages[head].test(pg::SWAPBACKED) && n == crate::shmem::HPAGE_PMD_NR {
+            // filemap_unaccount_folio(): NR_SHMEM_THPS of a tmpfs huge page (PMD-sized, shmem.rs)
             self.shmem_stat.nr_shmem_thps -= n as u64;
         }
         for chunk in index >> XA_CHUNK_SHIFT..=(index + n - 1) >> XA_CHUNK_SHIFT {
@@ -655,8 +661,8 @@ impl Kernel {
             }
             self.wb_done[head.idx()..last].fill(done);
         }
-        if self.pages[head].test(pg::SWAPBACKED) {
-            // __split_huge_page() of a tmpfs huge page: NR_SHMEM_THPS (shmem.rs)
+        if self.pages[head].test(pg::SWAPBACKED) && n == crate::shmem::HPAGE_PMD_NR {
+            // __split_huge_page() of a tmpfs huge page: NR_SHMEM_THPS (PMD-sized, shmem.rs)
             self.shmem_thp_unaccount(head, n as u64);
         }
         let refs = self.pages[head].refs();
@@ -1264,7 +1270,17 @@ impl Kernel {
                 // A resumed call's first page is the one whose order-0 charge slept: 6.1
                 // shmem_get_folio_gfp() is past its huge attempt there (alloc_nohuge), so no
                 // second attempt or THP_FILE_FALLBACK (review48 L4).
-                None if shmem && !(resumed && index == first) && self.shmem_is_huge(inode, index) && self.shmem_alloc_huge_folio(inode, index, memcg).is_some() => {
+                None if shmem && !(resumed && index == first) && {
+                    // The chunk generic_perform_write() hands shmem_write_begin() at this page:
+                    // from here to the write's end or the end of the mapping's largest folio
+                    // (mapping_max_folio_size(): 2 MiB on a mount with huge=, 6.14+), whose
+                    // end is the write_end shmem_get_folio_gfp() sizes its orders by (shmem.rs).
+                    let p = pos.max(index as u64 * PAGE_SIZE);
+                    let chunk = (crate::shmem::HPAGE_PMD_NR as u64) * PAGE_SIZE;
+                    let write_end = end.min((p / chunk + 1) * chunk);
+                    let orders = self.shmem_huge_orders(inode, index, write_end);
+                    orders != 0 && self.shmem_alloc_large_folio(inode, index, orders, memcg).is_some()
+                } => {
                     // A tmpfs huge page (shmem.rs); its later pages are hits.
                     self.io.misses += 1;
                     self.pages.page_folio(self.mappings[inode.idx()].lookup(index).expect("just added"))

@@ -200,10 +200,10 @@ impl Kernel {
                         local[p.memcg.idx()] += nr;
                         if p.test(pg::SWAPBACKED) {
                             local_shmem[p.memcg.idx()][0] += nr;
-                            local_shmem[p.memcg.idx()][1] += if nr > 1 { nr } else { 0 };
+                            local_shmem[p.memcg.idx()][1] += if nr == crate::shmem::HPAGE_PMD_NR as u64 { nr } else { 0 };
                         }
                     }
-                    if p.test(pg::SWAPBACKED) && nr > 1 {
+                    if p.test(pg::SWAPBACKED) && nr == crate::shmem::HPAGE_PMD_NR as u64 {
                         shmem_thps += nr;
                     }
                     file_frames += nr;

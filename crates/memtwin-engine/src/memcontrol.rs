@@ -2091,9 +2091,12 @@ impl Kernel {
         let m = &mut self.memcgs.memcgs[memcg.idx()];
         m.nr_file += n;
         if shmem {
-            // a tmpfs huge page: memory.stat shmem and shmem_thp (shmem.rs)
+            // a tmpfs large folio: memory.stat shmem, and shmem_thp when PMD-sized
+            // (folio_test_pmd_mappable(), shmem.rs)
             m.nr_shmem += n;
-            m.nr_shmem_thps += n;
+            if n == crate::shmem::HPAGE_PMD_NR as u64 {
+                m.nr_shmem_thps += n;
+            }
         }
         m.events[MemcgEvent::Pgpgin as usize] += 1;
         self.memcgs.wb_updated(memcg);
@@ -2125,7 +2128,9 @@ impl Kernel {
         m.nr_file -= n;
         if shmem {
             m.nr_shmem -= n;
-            m.nr_shmem_thps -= n;
+            if n == crate::shmem::HPAGE_PMD_NR as u64 {
+                m.nr_shmem_thps -= n;
+            }
         }
         if dirty {
             m.nr_dirty -= n;

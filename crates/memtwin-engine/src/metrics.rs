@@ -95,8 +95,9 @@ pub struct Snapshot {
     pub vm_events: [u64; NR_VM_EVENTS],
     /// tmpfs huge pages' vmstat events: `thp_file_alloc`, `thp_file_fallback`,
     /// `thp_file_fallback_charge`, and reclaim's `thp_split_page`, `thp_swpout`,
-    /// `thp_swpout_fallback` of tmpfs folios (shmem.rs).
-    pub shmem: [u64; 6],
+    /// `thp_swpout_fallback` of tmpfs folios, and the per-size `shmem_alloc`, `shmem_fallback`,
+    /// `shmem_fallback_charge` of the orders below PMD (shmem.rs).
+    pub shmem: [u64; 9],
     /// memory.pressure totals of the memcg and of the machine (root), ns.
     pub psi: [Nanos; 4],
     /// zswap's event counters ([`ZSWAP_COUNTERS`] order), when the machine has zswap.
@@ -184,6 +185,9 @@ impl Snapshot {
                 k.shmem_stat.thp_split_page,
                 k.shmem_stat.thp_swpout,
                 k.shmem_stat.thp_swpout_fallback,
+                k.shmem_stat.mthp_alloc,
+                k.shmem_stat.mthp_fallback,
+                k.shmem_stat.mthp_fallback_charge,
             ],
             zswap: zswap_counters(k, memcg),
             psi: {
@@ -333,6 +337,13 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
             (b.shmem[5] - a.shmem[5]) as f64,
         ];
         m.extend(shmem_metric_names().into_iter().zip(values));
+        if matches!(k.profile.large_folios.tmpfs, crate::shmem::TmpfsHuge::WriteSize | crate::shmem::TmpfsHuge::AllOrders) {
+            // 6.14+: tmpfs folios below the PMD size, the per-size counters summed
+            // (hugepages-<size>kB/stats/shmem_*, sizes under 2 MiB), after the others so that
+            // the 6.1-6.13 runs keep their metrics.
+            let values = [(b.shmem[6] - a.shmem[6]) as f64, (b.shmem[7] - a.shmem[7]) as f64, (b.shmem[8] - a.shmem[8]) as f64];
+            m.extend(SHMEM_MTHP_METRICS.iter().map(|s| s.to_string()).zip(values));
+        }
     }
     if let Some(z) = k.zswap.as_ref() {
         // Only on a machine with zswap (`[machine] zswap`), so that other runs' outputs keep
@@ -493,6 +504,12 @@ pub fn shmem_metric_names() -> Vec<String> {
         .map(String::from)
         .to_vec()
 }
+
+/// The 6.14+ tmpfs large-folio counters below the PMD size (shmem.rs, [`crate::shmem::TmpfsHuge`]),
+/// reported after [`shmem_metric_names`]'s on those eras: the sums over the sizes under 2 MiB of
+/// /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/stats/shmem_alloc, shmem_fallback,
+/// shmem_fallback_charge (`MTHP_STAT_SHMEM_*`, mm/shmem.c `shmem_alloc_and_add_folio()`).
+pub const SHMEM_MTHP_METRICS: [&str; 3] = ["mthp.shmem_alloc", "mthp.shmem_fallback", "mthp.shmem_fallback_charge"];
 
 /// `reclaim_throttle()`'s sleeps per reason (`vmscan.throttled.<reason>`,
 /// [`crate::vmscan::VmscanThrottle`]), in report order: a step reports them only on a profile

@@ -930,12 +930,27 @@ pub struct LargeFolios {
     pub ra: RaOrder,
     /// How the buffered write path sizes the folio it creates on a mapping with large folios.
     pub write: WriteOrder,
-    /// tmpfs's `huge=` (mm/shmem.c): none before 4.8, a PMD-order folio or order 0 since
-    /// ([`crate::shmem::TmpfsHuge`]). 6.14's large folios of the write's size for tmpfs
-    /// (acd7ccb284b8, `shmem_mapping_size_orders()`) and 6.18's PMD-first fallback to every
-    /// smaller order (`THP_ORDERS_ALL_FILE_DEFAULT`) are not modelled: linux-6.18 takes the
-    /// PMD order or order 0.
+    /// tmpfs's `huge=` (mm/shmem.c): none before 4.8, a PMD-order folio or order 0 to 6.13,
+    /// 6.14-6.17 folios of the write's size (acd7ccb284b8, `shmem_mapping_size_orders()`), 6.18
+    /// the PMD order first and every smaller order after it (`THP_ORDERS_ALL_FILE_DEFAULT`)
+    /// ([`crate::shmem::TmpfsHuge`], [`crate::Kernel::shmem_huge_orders`]).
     pub tmpfs: crate::shmem::TmpfsHuge,
+    /// The boot value of /sys/kernel/mm/transparent_hugepage/shmem_enabled (`shmem_huge`,
+    /// mm/shmem.c: `SHMEM_HUGE_NEVER` unless the command line's `transparent_hugepage_shmem=`
+    /// says otherwise, 6.14+); `[kernel] shmem_enabled` overrides it. Its `deny` and `force`
+    /// override every tmpfs mount's `huge=`. linux-6.18: `never`, as this lab's host shows it
+    /// (read 2026-12-01; the host runner records it in each recording, real.shmem_enabled_settings()).
+    pub shmem_enabled: crate::shmem::ShmemHuge,
+    /// The per-size hugepages-<size>kB/shmem_enabled knobs (6.10+, [`crate::shmem::ShmemSizeKnobs`]):
+    /// the kernel's default, `inherit` for the PMD size and `never` for the others
+    /// (`huge_shmem_orders_inherit = BIT(HPAGE_PMD_ORDER)`), which this lab's 6.18 host shows
+    /// (read 2026-12-01: hugepages-2048kB inherit, hugepages-{8..1024}kB never). Anonymous
+    /// shmem's: a tmpfs mount's file does not read them (`shmem_allowable_huge_orders()`).
+    pub shmem_size_knobs: crate::shmem::ShmemSizeKnobs,
+    /// 6.7+: a large tmpfs folio is charged with the huge gfp it was allocated by, without
+    /// direct reclaim under THP defrag `madvise` (`shmem_alloc_and_add_folio()`, shmem.rs
+    /// `shmem_huge_charge_gfp()`); before, with the mapping's gfp.
+    pub shmem_charge_huge_gfp: bool,
     /// What reclaim does with a large tmpfs folio: split it before `shmem_writepage()` (to
     /// 6.11), or swap it out whole where the swap area gives contiguous slots (6.12+), shmem.rs
     /// [`crate::shmem::ShmemSwapOut`].
@@ -944,7 +959,7 @@ pub struct LargeFolios {
 
 impl LargeFolios {
     /// No file system has large folios (before 5.18).
-    pub const NONE: LargeFolios = LargeFolios { xfs: 0, ext4: 0, btrfs: 0, ra: RaOrder::MarkedPlus2, write: WriteOrder::Order0, tmpfs: crate::shmem::TmpfsHuge::Pmd, shmem_swapout: crate::shmem::ShmemSwapOut::Split };
+    pub const NONE: LargeFolios = LargeFolios { xfs: 0, ext4: 0, btrfs: 0, ra: RaOrder::MarkedPlus2, write: WriteOrder::Order0, tmpfs: crate::shmem::TmpfsHuge::Pmd, shmem_swapout: crate::shmem::ShmemSwapOut::Split, shmem_enabled: crate::shmem::ShmemHuge::Never, shmem_size_knobs: crate::shmem::ShmemSizeKnobs::NONE, shmem_charge_huge_gfp: false };
 
     /// Whether any file system of the era has large folios.
     pub fn any(&self) -> bool {
@@ -1282,7 +1297,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         memcg_stats_ratelimited_reclaim: true,
         pcp_auto_tune: true,
         delay_dequeue: true,
-        large_folios: LargeFolios { write: WriteOrder::Sized, shmem_swapout: crate::shmem::ShmemSwapOut::WholeNonrot, ..linux_6_6.large_folios },
+        large_folios: LargeFolios { write: WriteOrder::Sized, shmem_swapout: crate::shmem::ShmemSwapOut::WholeNonrot, shmem_size_knobs: crate::shmem::ShmemSizeKnobs::DEFAULT_6_10, shmem_charge_huge_gfp: true, ..linux_6_6.large_folios },
         lru_add_batch: crate::swap::PAGEVEC_SIZE_6_10,
         init_on_alloc: true,
         fallback_steal: FallbackSteal::ClaimSteal,
@@ -1434,7 +1449,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         wbt_swap_hiprio: true,
         wb_thresh_floor: true,
         reclaim_walk: ReclaimWalk::Shared,
-        large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ext4: MAX_PAGECACHE_ORDER, btrfs: 0, ra: RaOrder::FileOrder, write: WriteOrder::Sized, tmpfs: crate::shmem::TmpfsHuge::Pmd, shmem_swapout: crate::shmem::ShmemSwapOut::WholeBlkdev },
+        large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ext4: MAX_PAGECACHE_ORDER, btrfs: 0, ra: RaOrder::FileOrder, write: WriteOrder::Sized, tmpfs: crate::shmem::TmpfsHuge::AllOrders, shmem_swapout: crate::shmem::ShmemSwapOut::WholeBlkdev, shmem_enabled: crate::shmem::ShmemHuge::Never, shmem_size_knobs: crate::shmem::ShmemSizeKnobs::DEFAULT_6_10, shmem_charge_huge_gfp: true },
         ra_enomem_stops: true,
         exec_ra_forward: true,
         ra_sync_miss_as_hit: false,

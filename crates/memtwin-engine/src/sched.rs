@@ -1169,7 +1169,7 @@ impl Simulation {
             k.mount(&m.path, &m.fs);
             k.superblocks.last_mut().expect("mounted").shmem_huge = m.huge.unwrap_or_default();
         }
-        k.shmem_huge = scn.shmem_enabled.unwrap_or_default();
+        k.shmem_huge = scn.shmem_enabled.unwrap_or(k.profile.large_folios.shmem_enabled);
         // The tmpfs huge-page metrics where the scenario names huge= or shmem_enabled (shmem.rs).
         k.shmem_stat.report = scn.shmem_enabled.is_some() || scn.mounts.iter().any(|m| m.huge.is_some());
         // mem_cgroup_css_online() of the root memcg: lru_gen_online_memcg() (6.3+).

@@ -94,11 +94,11 @@ pub struct ShmemStat {
     /// `[kernel] shmem_enabled`), so that other runs' outputs keep their metrics.
     pub report: bool,
     /// Set by `filemap_add_large_folio_paid()` when a tmpfs folio's charge failed (read and
-    /// cleared by [`Kernel::shmem_alloc_huge_folio`]).
+    /// cleared by [`Kernel::shmem_alloc_large_folio`]).
     pub charge_failed: bool,
     /// Set by `filemap_add_large_folio_paid()` when a tmpfs folio's xarray nodes could not be
     /// had (`xas_nomem()` failed: 6.1 `shmem_add_to_page_cache()` returns the xas error and
-    /// counts nothing; read and cleared by [`Kernel::shmem_alloc_huge_folio`]).
+    /// counts nothing; read and cleared by [`Kernel::shmem_alloc_large_folio`]).
     pub xa_failed: bool,
     /// `THP_SPLIT_PAGE` of tmpfs huge pages split by reclaim (6.1 `shrink_folio_list()`'s
     /// "Split shmem folio", 6.12+ `shmem_writepage()`'s `try_split`). Other splits (truncation,
@@ -111,6 +111,18 @@ pub struct ShmemStat {
     /// splits a folio that got no contiguous slots without counting it; the count in
     /// `shrink_folio_list()` is the anonymous path's). Reported so a recording can show it.
     pub thp_swpout_fallback: u64,
+    /// `MTHP_STAT_SHMEM_ALLOC` of the orders below PMD (hugepages-<size>kB/stats/shmem_alloc
+    /// summed over the sizes under 2 MiB; 6.14+ tmpfs folios, [`TmpfsHuge::WriteSize`] and
+    /// [`TmpfsHuge::AllOrders`]).
+    pub mthp_alloc: u64,
+    /// `MTHP_STAT_SHMEM_FALLBACK` of the orders below PMD (their allocation or charge failed).
+    pub mthp_fallback: u64,
+    /// `MTHP_STAT_SHMEM_FALLBACK_CHARGE` of the orders below PMD.
+    pub mthp_fallback_charge: u64,
+    /// The gfp [`Kernel::shmem_alloc_large_folio`] gives the charge of its folio where the era
+    /// charges with the huge gfp (`LargeFolios::shmem_charge_huge_gfp`), read and cleared by
+    /// `filemap_add_large_folio_paid()`.
+    pub huge_charge_gfp: Option<crate::memcontrol::ChargeGfp>,
     /// The swap entries tmpfs mappings hold (`swp_to_radix_entry()` in `i_pages` after
     /// `shmem_delete_from_page_cache()`), by (inode, index): the slot. The engine keeps them
     /// beside the xarray: the mapping's node is freed when its last page leaves (the kernel's
@@ -162,6 +174,93 @@ pub enum TmpfsHuge {
     /// `shmem_allowable_huge_orders()` gives a tmpfs file `BIT(HPAGE_PMD_ORDER)` only, the
     /// per-size `hugepages-*/shmem_enabled` knobs being anonymous shmem's).
     Pmd,
+    /// 6.14-6.17 (acd7ccb284b8 "mm: shmem: add large folio support for tmpfs", Baolin Wang):
+    /// a `write()`'s folio orders from the write's size (`shmem_huge_global_enabled()`:
+    /// `huge=always` -> `shmem_mapping_size_orders(mapping, index, write_end)`,
+    /// `huge=within_size` -> those `shmem_get_orders_within_size()` keeps), tried from the
+    /// highest down (`shmem_alloc_and_add_folio()`).
+    WriteSize,
+    /// 6.18 ("mm: shmem: fix the strategy for the tmpfs 'huge=' options", Baolin Wang):
+    /// `huge=always` gives every order of `THP_ORDERS_ALL_FILE_DEFAULT` (1..=PMD), PMD first,
+    /// `huge=within_size` those whose aligned extent ends within `max(i_size, write_end)`.
+    /// Seen on this lab's 6.18 host (2026-12-01, make_host_tmpfs_scenarios.py's probe): a 4 KiB
+    /// and a 64 KiB write on a huge=always mount each took a PMD folio.
+    AllOrders,
+}
+
+/// `THP_ORDERS_ALL_FILE_DEFAULT` (include/linux/huge_mm.h, 6.10+): orders 1 to
+/// `MAX_PAGECACHE_ORDER` (9 on x86_64), as a bit mask.
+pub const THP_ORDERS_ALL_FILE_DEFAULT: u16 = ((1u32 << (HPAGE_PMD_ORDER + 1)) - 1 - 1) as u16;
+
+/// `highest_order()`: the highest order in mask `orders` (non-zero).
+#[inline]
+fn highest_order(orders: u16) -> u32 {
+    15 - orders.leading_zeros()
+}
+
+/// `shmem_mapping_size_orders()` (mm/shmem.c, 6.14-6.17) of the page at `index` for a write
+/// ending at byte `write_end`: the write's size from `index` as an order
+/// (`filemap_get_order()`: `ilog2(size) - PAGE_SHIFT`, 0 at a page or less), lowered to the
+/// index's alignment (`__ffs(index)`) and to `MAX_PAGECACHE_ORDER`; every order up to it
+/// (`BIT(order + 1) - 1`), or none.
+pub fn shmem_mapping_size_orders(index: u32, write_end: u64) -> u16 {
+    let start = index as u64 * crate::types::PAGE_SIZE;
+    if write_end <= start {
+        return 0;
+    }
+    let size = write_end - start;
+    let shift = 63 - size.leading_zeros();
+    if shift <= 12 {
+        return 0;
+    }
+    let mut order = shift - 12;
+    if index & ((1u32 << order.min(31)) - 1) != 0 {
+        order = index.trailing_zeros();
+    }
+    let order = order.min(HPAGE_PMD_ORDER);
+    if order > 0 { ((1u32 << (order + 1)) - 1) as u16 } else { 0 }
+}
+
+/// `shmem_get_orders_within_size()` (mm/shmem.c, 6.14+): of `orders`, from the highest down,
+/// the first whose extent holding `index` (`round_up(index + 1, 1 << order)`) ends within
+/// `max(write_end, i_size)` rounded up to a page, with every order below it; else none.
+pub fn shmem_get_orders_within_size(mut orders: u16, index: u32, write_end: u64, i_size: u64) -> u16 {
+    let end = write_end.max(i_size).div_ceil(crate::types::PAGE_SIZE);
+    while orders != 0 {
+        let order = highest_order(orders);
+        let aligned = (index as u64 + 1).next_multiple_of(1u64 << order);
+        if end >= aligned {
+            return orders;
+        }
+        orders &= !(1u16 << order);
+    }
+    0
+}
+
+/// The per-size shmem knobs, /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/shmem_enabled
+/// (6.10+, mm/shmem.c `thpsize_shmem_enabled_store()`): the orders set to each value, as bit
+/// masks (`huge_shmem_orders_always`, `_inherit`, `_madvise`, `_within_size`). They size the
+/// folios of anonymous shmem (`shmem_allowable_huge_orders()` past its "Tmpfs huge pages
+/// allocation" return); a tmpfs mount's file takes `shmem_huge_global_enabled()`'s orders
+/// alone, so no tmpfs path of the engine reads them. Kept per profile as the lab host shows them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ShmemSizeKnobs {
+    /// Orders set to `always`.
+    pub always: u16,
+    /// Orders set to `inherit` (follow the top-level shmem_enabled).
+    pub inherit: u16,
+    /// Orders set to `advise`.
+    pub madvise: u16,
+    /// Orders set to `within_size`.
+    pub within_size: u16,
+}
+
+impl ShmemSizeKnobs {
+    /// No per-size knobs (before 6.10).
+    pub const NONE: ShmemSizeKnobs = ShmemSizeKnobs { always: 0, inherit: 0, madvise: 0, within_size: 0 };
+    /// The kernel's default since 6.10 (mm/shmem.c `shmem_init()`: `huge_shmem_orders_inherit =
+    /// BIT(HPAGE_PMD_ORDER)`), the other sizes `never`.
+    pub const DEFAULT_6_10: ShmemSizeKnobs = ShmemSizeKnobs { inherit: 1 << HPAGE_PMD_ORDER, ..ShmemSizeKnobs::NONE };
 }
 
 impl Kernel {
@@ -192,46 +291,125 @@ impl Kernel {
         }
     }
 
-    /// The huge attempt of `shmem_get_folio_gfp()` (mm/shmem.c, 6.1) for a missing page at
-    /// `index`: `shmem_alloc_hugefolio()` refuses when any entry lies in the huge page's range
-    /// (`xa_find(XA_PRESENT)`, no event), else allocates a PMD-order folio
-    /// (`vma_alloc_folio(HPAGE_PMD_ORDER)`, THP defrag's default: no direct reclaim or
-    /// compaction) — failing, `THP_FILE_FALLBACK`; `shmem_add_to_page_cache()` charges its
-    /// 512 pages at once (`mem_cgroup_charge()` with the mapping's gfp: reclaim allowed) —
-    /// failing, `THP_FILE_FALLBACK` and `THP_FILE_FALLBACK_CHARGE` — stores it in the xarray
-    /// (`xas_nomem()` for its nodes: failing, no event, review48 L5) and counts
-    /// `THP_FILE_ALLOC` and `NR_SHMEM_THPS`. The folio is swap-backed, on the anon LRU, its
-    /// pages in memory.stat `file`, `shmem` and `shmem_thp`. `None`: the caller takes order 0
-    /// (`alloc_nohuge`, in the same call: a write resumed inside that order-0 page's charge
-    /// makes no second attempt, `generic_perform_write()`, review48 L4).
-    pub fn shmem_alloc_huge_folio(&mut self, inode: InodeId, index: u32, memcg: MemcgId) -> Option<PageId> {
-        let hindex = index & !(HPAGE_PMD_NR - 1);
-        let m = &self.mappings[inode.idx()];
-        // xa_find(XA_PRESENT) finds a swap entry too (tmpfs21b).
-        if m.next_entry(hindex, hindex + HPAGE_PMD_NR - 1).is_some() || self.shmem_swap_in_range(inode, hindex, hindex + HPAGE_PMD_NR - 1) {
+    /// The large folio orders `shmem_get_folio_gfp()` may try for a `write()`'s missing page at
+    /// `index` of tmpfs file `inode`, the write's chunk ending at byte `write_end`, as a bit mask
+    /// (bit n: order n; 0: an order-0 page). Per era ([`TmpfsHuge`]): none before 4.8; 4.8-6.13
+    /// the PMD order where [`Kernel::shmem_is_huge`] says so; 6.14+ `shmem_allowable_huge_orders()`
+    /// of a file on a tmpfs mount (no VMA; mm/shmem.c 6.18), which is
+    /// `shmem_huge_global_enabled()`'s answer alone ("Tmpfs huge pages allocation": the per-size
+    /// knobs, [`ShmemSizeKnobs`], are anonymous shmem's): shmem_enabled `deny` none, `force` the
+    /// PMD order, else the mount's `huge=`: `always` the era's orders (6.14-6.17
+    /// [`shmem_mapping_size_orders`], 6.18 [`THP_ORDERS_ALL_FILE_DEFAULT`]), `within_size` those
+    /// [`shmem_get_orders_within_size`] keeps of them (against `max(i_size, write_end)`),
+    /// `advise` and `never` none (a `write()` has no `VM_HUGEPAGE` VMA).
+    pub fn shmem_huge_orders(&self, inode: InodeId, index: u32, write_end: u64) -> u16 {
+        let era = self.profile.large_folios.tmpfs;
+        match era {
+            TmpfsHuge::None => return 0,
+            TmpfsHuge::Pmd => return if self.shmem_is_huge(inode, index) { 1 << HPAGE_PMD_ORDER } else { 0 },
+            TmpfsHuge::WriteSize | TmpfsHuge::AllOrders => {}
+        }
+        match self.shmem_huge {
+            ShmemHuge::Deny => return 0,
+            ShmemHuge::Force => return 1 << HPAGE_PMD_ORDER,
+            _ => {}
+        }
+        let huge = self.superblocks.get(self.sb_of(inode)).map_or(ShmemHuge::Never, |sb| sb.shmem_huge);
+        if !matches!(huge, ShmemHuge::Always | ShmemHuge::WithinSize) {
+            return 0;
+        }
+        // Orders 1 and up (order 0 is the caller's page, shmem_get_folio_gfp()'s last try).
+        let all = if era == TmpfsHuge::WriteSize { shmem_mapping_size_orders(index, write_end) & !1 } else { THP_ORDERS_ALL_FILE_DEFAULT };
+        if huge == ShmemHuge::Always {
+            all
+        } else {
+            shmem_get_orders_within_size(all, index, write_end, self.inodes[inode.idx()].size)
+        }
+    }
+
+    /// `shmem_alloc_and_add_folio()` with large `orders` (mm/shmem.c: 6.1's
+    /// `shmem_alloc_and_acct_folio(huge)` and `shmem_alloc_hugefolio()`, 6.14+'s order loop,
+    /// 6.18 read) for a missing page at `index` of tmpfs file `inode`, charged to `memcg`:
+    /// `shmem_suitable_orders()` drops, from the highest, each order whose extent holding
+    /// `index` already has an entry (`xa_find(XA_PRESENT)`: a page or a swap entry; 6.1's
+    /// `shmem_alloc_hugefolio()` refuses its PMD extent alike, no event); then from the highest
+    /// suitable order down a folio is allocated (`shmem_alloc_folio()`, THP defrag's default: no
+    /// direct reclaim or compaction): a failed allocation counts `THP_FILE_FALLBACK` (PMD) or
+    /// the size's `shmem_fallback` and tries the next order; the folio is charged whole
+    /// (`mem_cgroup_charge()` with the mapping's gfp: reclaim allowed): a failed charge counts
+    /// `THP_FILE_FALLBACK` and `THP_FILE_FALLBACK_CHARGE` (PMD) or the size's `shmem_fallback`
+    /// and `shmem_fallback_charge`, and the caller takes order 0 (the error returned to
+    /// `shmem_get_folio_gfp()`); stored in the xarray (`xas_nomem()` for its nodes: failing, no
+    /// event, review48 L5; order 0 next), it counts `THP_FILE_ALLOC` and `NR_SHMEM_THPS` (PMD)
+    /// or the size's `shmem_alloc`. The folio is swap-backed, on the anon LRU, its pages in
+    /// memory.stat `file` and `shmem` (and `shmem_thp` when PMD-sized). `None`: the caller takes
+    /// order 0 (`alloc_nohuge`, in the same call: a write resumed inside that order-0 page's
+    /// charge makes no second attempt, `generic_perform_write()`, review48 L4).
+    pub fn shmem_alloc_large_folio(&mut self, inode: InodeId, index: u32, mut orders: u16, memcg: MemcgId) -> Option<PageId> {
+        orders &= !1;
+        while orders != 0 {
+            let n = 1u32 << highest_order(orders);
+            let a = index & !(n - 1);
+            // xa_find(XA_PRESENT) finds a swap entry too (tmpfs21b).
+            if self.mappings[inode.idx()].next_entry(a, a + n - 1).is_none() && !self.shmem_swap_in_range(inode, a, a + n - 1) {
+                break;
+            }
+            orders &= !(n as u16);
+        }
+        while orders != 0 {
+            let order = highest_order(orders);
+            let n = 1u32 << order;
+            let pmd = order == HPAGE_PMD_ORDER;
+            self.shmem_stat.charge_failed = false;
+            self.shmem_stat.xa_failed = false;
+            self.shmem_stat.huge_charge_gfp = self.shmem_huge_charge_gfp();
+            let added = self.filemap_add_large_folio_paid(inode, index & !(n - 1), order, memcg, true, true);
+            self.shmem_stat.huge_charge_gfp = None;
+            match added {
+                Ok(head) => {
+                    if pmd {
+                        self.shmem_stat.thp_file_alloc += 1;
+                        self.shmem_stat.nr_shmem_thps += n as u64;
+                    } else {
+                        self.shmem_stat.mthp_alloc += 1;
+                    }
+                    return Some(head);
+                }
+                Err(_) => {
+                    let charge = std::mem::take(&mut self.shmem_stat.charge_failed);
+                    if std::mem::take(&mut self.shmem_stat.xa_failed) {
+                        return None;
+                    }
+                    if pmd {
+                        self.shmem_stat.thp_file_fallback += 1;
+                        self.shmem_stat.thp_file_fallback_charge += charge as u64;
+                    } else {
+                        self.shmem_stat.mthp_fallback += 1;
+                        self.shmem_stat.mthp_fallback_charge += charge as u64;
+                    }
+                    if charge {
+                        return None;
+                    }
+                    orders &= !(n as u16);
+                }
+            }
+        }
+        None
+    }
+
+    /// The gfp a large tmpfs folio's charge takes: 4.8-6.6 the mapping's (`shmem_add_to_page_cache()`
+    /// charges with `gfp & GFP_RECLAIM_MASK`, reclaim and retries allowed: `None`, the caller's
+    /// default); 6.7+ (Hugh Dickins' "shmem: move memcg charge out of shmem_add_to_page_cache()",
+    /// 6.12 and 6.18 read) `shmem_alloc_and_add_folio()` charges with the gfp it allocated by,
+    /// `limit_gfp_mask(vma_thp_gfp_mask(NULL), gfp)`: THP defrag `madvise` (the default) gives
+    /// `GFP_TRANSHUGE_LIGHT`, no `__GFP_DIRECT_RECLAIM`, so a charge over the limit fails at once
+    /// ([`crate::memcontrol::ChargeGfp::NoBlock`]); defrag `always` gives `GFP_TRANSHUGE |
+    /// __GFP_NORETRY` (one reclaim round, [`crate::memcontrol::ChargeGfp::NoRetry`]).
+    pub(crate) fn shmem_huge_charge_gfp(&self) -> Option<crate::memcontrol::ChargeGfp> {
+        if !self.profile.large_folios.shmem_charge_huge_gfp {
             return None;
         }
-        self.shmem_stat.charge_failed = false;
-        self.shmem_stat.xa_failed = false;
-        match self.filemap_add_large_folio_paid(inode, hindex, HPAGE_PMD_ORDER, memcg, true, true) {
-            Ok(head) => {
-                self.shmem_stat.thp_file_alloc += 1;
-                self.shmem_stat.nr_shmem_thps += HPAGE_PMD_NR as u64;
-                Some(head)
-            }
-            Err(_) => {
-                let charge = std::mem::take(&mut self.shmem_stat.charge_failed);
-                // 6.1: shmem_alloc_hugefolio()'s allocation and shmem_add_to_page_cache()'s
-                // charge count THP_FILE_FALLBACK; its xas_nomem() failure nothing.
-                if !std::mem::take(&mut self.shmem_stat.xa_failed) {
-                    self.shmem_stat.thp_file_fallback += 1;
-                    if charge {
-                        self.shmem_stat.thp_file_fallback_charge += 1;
-                    }
-                }
-                None
-            }
-        }
+        Some(if self.profile.thp_defrag_madvise { crate::memcontrol::ChargeGfp::NoBlock } else { crate::memcontrol::ChargeGfp::NoRetry })
     }
 
     /// `__split_huge_page()`'s `NR_SHMEM_THPS` of a tmpfs huge page split in place (its
@@ -281,9 +459,12 @@ impl Kernel {
                 return r;
             }
             // 6.1: split_folio_to_list() in shrink_folio_list(); 6.12: shmem_writepage()'s
-            // try_split. Either way THP_SPLIT_PAGE, the tails on the list being reclaimed,
-            // each making its own pass (nr_scanned: the folio's nr less the head's).
-            self.shmem_stat.thp_split_page += 1;
+            // try_split. Either way THP_SPLIT_PAGE of a PMD-sized folio (6.18
+            // __folio_split(): `is_thp`, folio_test_pmd_mappable()), the tails on the list
+            // being reclaimed, each making its own pass (nr_scanned: the folio's nr less the head's).
+            if nr == HPAGE_PMD_NR as u64 {
+                self.shmem_stat.thp_split_page += 1;
+            }
             self.split_folio(p);
         }
         // The pages under their swap write stay isolated until the batch is put back
@@ -390,7 +571,10 @@ impl Kernel {
         // The folio stays whole in the kernel; the engine's swap cache holds base pages. The
         // split here is no THP_SPLIT_PAGE; its NR_SHMEM_THPS is shmem_update_stats(-nr)'s.
         self.split_folio(head);
-        self.shmem_stat.thp_swpout += 1;
+        // count_swpout_vm_event(): THP_SWPOUT of a PMD-sized folio (the size's swpout else).
+        if nr == HPAGE_PMD_NR as u64 {
+            self.shmem_stat.thp_swpout += 1;
+        }
         for i in 0..nr as u32 {
             let q = PageId(head.0 + i);
             self.shmem_delete_from_page_cache(q, slot + i);

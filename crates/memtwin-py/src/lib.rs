@@ -731,10 +731,13 @@ fn vmscan_throttled_metric_names() -> Vec<String> {
 }
 
 /// The metrics a step reports in addition where the scenario names a tmpfs mount's `huge=`
-/// or `[kernel] shmem_enabled` (tmpfs huge pages, shmem.rs).
+/// or `[kernel] shmem_enabled` (tmpfs huge pages, shmem.rs); the last three
+/// (`metrics::SHMEM_MTHP_METRICS`) only on profiles with 6.14+ tmpfs large folios.
 #[pyfunction]
 fn shmem_metric_names() -> Vec<String> {
-    memtwin_engine::metrics::shmem_metric_names()
+    let mut v = memtwin_engine::metrics::shmem_metric_names();
+    v.extend(memtwin_engine::metrics::SHMEM_MTHP_METRICS.iter().map(|s| s.to_string()));
+    v
 }
 
 /// The latency metrics (`latency.*`, mmtests' stutter table) of a step's samples in

@@ -337,3 +337,142 @@ fn a_read_swaps_a_tmpfs_page_back_in_and_truncation_frees_the_rest_6_1() {
     assert!(swap_entries(&s, 0, 16).is_empty(), "truncation freed the swap entries");
     assert_invariants(&s.kernel);
 }
+
+// ---- tmpfs21c: 6.14+ tmpfs large folios (mm/shmem.c 6.18, shmem_huge_orders())
+
+/// `shmem_mapping_size_orders()` (6.14-6.17) and `shmem_get_orders_within_size()` (6.14+) as
+/// bit masks: the write's size from the index as an order, lowered to the index's alignment;
+/// within_size keeps the orders whose extent ends within max(i_size, write_end).
+#[test]
+fn shmem_mapping_size_orders_and_get_orders_within_size() {
+    use crate::shmem::{shmem_get_orders_within_size, shmem_mapping_size_orders, THP_ORDERS_ALL_FILE_DEFAULT};
+    assert_eq!(THP_ORDERS_ALL_FILE_DEFAULT, 0b11_1111_1110, "orders 1..=9");
+    assert_eq!(shmem_mapping_size_orders(0, 1 << 20), 0x1ff, "1 MiB from index 0: order 8 and below");
+    assert_eq!(shmem_mapping_size_orders(0, 8 << 20), 0x3ff, "at most MAX_PAGECACHE_ORDER");
+    assert_eq!(shmem_mapping_size_orders(16, 16 * PAGE_SIZE + (1 << 20)), 0x1f, "index 16: __ffs(16) = 4");
+    assert_eq!(shmem_mapping_size_orders(1, PAGE_SIZE + (1 << 20)), 0, "an odd index: order 0");
+    assert_eq!(shmem_mapping_size_orders(0, PAGE_SIZE), 0, "one page: order 0");
+    let all = THP_ORDERS_ALL_FILE_DEFAULT;
+    assert_eq!(shmem_get_orders_within_size(all, 0, 1 << 20, 0), 0x1fe, "first 1M write: up to order 8");
+    assert_eq!(shmem_get_orders_within_size(all, 256, 2 << 20, 1 << 20), all, "the second: the PMD extent ends at write_end");
+    assert_eq!(shmem_get_orders_within_size(all, 0, 64 << 10, 0), 0x1e, "64K: up to order 4");
+    assert_eq!(shmem_get_orders_within_size(all, 0, PAGE_SIZE, 0), 0);
+    assert_eq!(shmem_get_orders_within_size(all, 0, PAGE_SIZE, 4 << 20), all, "i_size counts as well as write_end");
+}
+
+/// `shmem_allowable_huge_orders()` of a tmpfs file per era (shmem_huge_orders()): 6.1 the PMD
+/// order as shmem_is_huge() says; 6.18 every order of THP_ORDERS_ALL_FILE_DEFAULT on
+/// huge=always, within_size's against the write's end, none on never/advise, shmem_enabled's
+/// deny none and force the PMD order; the per-size knobs (anonymous shmem's) change nothing.
+#[test]
+fn shmem_huge_orders_per_era_and_knob() {
+    use crate::shmem::{ShmemSizeKnobs, TmpfsHuge, THP_ORDERS_ALL_FILE_DEFAULT};
+    let pmd = 1u16 << 9;
+    let s = tmpfs("linux-6.1", "always", "");
+    let f = inode(&s, "/t/f");
+    assert_eq!(s.kernel.shmem_huge_orders(f, 5, 6 * PAGE_SIZE), pmd, "6.1: PMD only, whatever the write's size");
+    let s = tmpfs("linux-6.18", "always", "");
+    assert_eq!(s.kernel.profile.large_folios.tmpfs, TmpfsHuge::AllOrders);
+    assert_eq!(s.kernel.shmem_huge_orders(f, 5, 6 * PAGE_SIZE), THP_ORDERS_ALL_FILE_DEFAULT, "6.18: PMD first, every order after it");
+    let mut s = tmpfs("linux-6.18", "always", "");
+    s.kernel.profile.large_folios.shmem_size_knobs = ShmemSizeKnobs { always: 0x3fe, ..ShmemSizeKnobs::NONE };
+    assert_eq!(s.kernel.shmem_huge_orders(f, 5, 6 * PAGE_SIZE), THP_ORDERS_ALL_FILE_DEFAULT, "the per-size knobs are not a tmpfs file's");
+    s.kernel.profile.large_folios.tmpfs = TmpfsHuge::WriteSize;
+    assert_eq!(s.kernel.shmem_huge_orders(f, 0, 64 << 10), 0x1e, "6.14-6.17: the write's size (64K: order 4)");
+    assert_eq!(s.kernel.shmem_huge_orders(f, 5, 6 * PAGE_SIZE), 0, "6.14-6.17: a 4K write at index 5 takes order 0");
+    for h in ["never", "advise"] {
+        let s = tmpfs("linux-6.18", h, "");
+        assert_eq!(s.kernel.shmem_huge_orders(f, 0, 2 << 20), 0, "{h}");
+    }
+    let s = tmpfs("linux-6.18", "within_size", "");
+    assert_eq!(s.kernel.shmem_huge_orders(f, 0, 1 << 20), 0x1fe);
+    let s = tmpfs("linux-6.18", "always", "shmem_enabled = \"deny\"");
+    assert_eq!(s.kernel.shmem_huge_orders(f, 0, 2 << 20), 0);
+    let s = tmpfs("linux-6.18", "never", "shmem_enabled = \"force\"");
+    assert_eq!(s.kernel.shmem_huge_orders(f, 0, PAGE_SIZE), pmd, "force: the PMD order");
+    // the profile's boot value of shmem_enabled applies unless the scenario names one
+    let p = crate::profile::profile("linux-6.18").unwrap();
+    assert_eq!((p.large_folios.shmem_enabled, p.large_folios.shmem_size_knobs), (ShmemHuge::Never, ShmemSizeKnobs::DEFAULT_6_10));
+    assert_eq!(crate::profile::profile("linux-6.1").unwrap().large_folios.shmem_size_knobs, ShmemSizeKnobs::NONE, "no per-size knobs before 6.10");
+}
+
+/// The profile's shmem_enabled is the run's unless `[kernel] shmem_enabled` overrides it.
+#[test]
+fn the_profiles_shmem_enabled_applies_unless_the_scenario_names_one() {
+    let s = tmpfs("linux-6.18", "always", "");
+    assert_eq!(s.kernel.shmem_huge, s.kernel.profile.large_folios.shmem_enabled);
+    let s = tmpfs("linux-6.18", "always", "shmem_enabled = \"deny\"");
+    assert_eq!(s.kernel.shmem_huge, ShmemHuge::Deny);
+}
+
+/// 6.18 huge=always: a 4 KiB write and 64 KiB writes each take a PMD folio (as this lab's host
+/// did, make_host_tmpfs_scenarios.py's probe); huge=within_size: 1 MiB writes from 0 take 1 MiB
+/// folios (order 8; the second of each 2 MiB finds the first in the PMD extent,
+/// shmem_suitable_orders()), 64 KiB writes 64 KiB folios, counted as the sizes' shmem_alloc
+/// (not THP_FILE_ALLOC), in memory.stat shmem but not shmem_thp (host-tmpfs-loose-within: 128
+/// order-8 folios, then 1024 order-4 ones after O_TRUNC).
+#[test]
+fn tmpfs_folios_of_6_18_pmd_first_and_within_size_by_the_writes_end() {
+    let mut s = tmpfs("linux-6.18", "always", "");
+    let (f, a) = (inode(&s, "/t/f"), memcg(&s, "A"));
+    write(&mut s, 5 * PAGE_SIZE, PAGE_SIZE);
+    assert_eq!((s.kernel.shmem_stat.thp_file_alloc, s.kernel.shmem_stat.mthp_alloc), (1, 0));
+    assert_eq!(s.kernel.pages.folio_nr_pages(s.kernel.pages.page_folio(page_at(&s.kernel, f, 5))), 512);
+    let mut s = tmpfs("linux-6.18", "within_size", "");
+    write(&mut s, 0, 4 << 20);
+    let k = &s.kernel;
+    assert_eq!((k.shmem_stat.thp_file_alloc, k.shmem_stat.mthp_alloc), (0, 4));
+    for i in [0, 256, 512, 768] {
+        let p = page_at(k, f, i);
+        assert!(k.pages[p].test(pg::HEAD) && k.pages.folio_nr_pages(p) == 256, "index {i}: a 1 MiB folio");
+    }
+    let m = k.memcgs.get(a);
+    assert_eq!((m.nr_shmem, m.nr_shmem_thps, k.shmem_stat.nr_shmem_thps), (1024, 0, 0), "shmem_thp counts PMD folios only");
+    assert_invariants(k);
+    s.kernel.inodes[f.idx()].size = 0;
+    s.kernel.truncate_inode_pages(f);
+    let mut p = 0;
+    while p < (1 << 20) {
+        s.kernel.generic_perform_write(f, p, 64 << 10, a).unwrap();
+        p += 64 << 10;
+    }
+    let k = &s.kernel;
+    assert_eq!(k.shmem_stat.mthp_alloc, 4 + 16, "16 folios of 64 KiB");
+    assert_eq!(k.pages.folio_nr_pages(page_at(k, f, 16)), 16);
+    assert_invariants(k);
+}
+
+/// 6.18 `shmem_alloc_and_add_folio()`: a failed charge of the PMD folio counts THP_FILE_FALLBACK
+/// and THP_FILE_FALLBACK_CHARGE and returns the error, so shmem_get_folio_gfp() takes order 0,
+/// not the next order (a 300-page memcg would hold an order-8 folio).
+#[test]
+fn a_failed_charge_goes_to_order_0_not_the_next_order_6_18() {
+    let mut s = tmpfs("linux-6.18", "always", "");
+    let (f, a) = (inode(&s, "/t/f"), memcg(&s, "A"));
+    let used = s.kernel.memcgs.memcgs[a.idx()].counter.usage;
+    s.kernel.memcgs.memcgs[a.idx()].counter.max = used + 300;
+    write(&mut s, 0, PAGE_SIZE);
+    let k = &s.kernel;
+    assert_eq!((k.shmem_stat.thp_file_alloc, k.shmem_stat.thp_file_fallback, k.shmem_stat.thp_file_fallback_charge), (0, 1, 1));
+    assert_eq!((k.shmem_stat.mthp_alloc, k.shmem_stat.mthp_fallback), (0, 0));
+    assert_eq!(k.pages.folio_nr_pages(page_at(k, f, 0)), 1, "order 0");
+    assert_invariants(k);
+}
+
+/// 6.7+ `shmem_alloc_and_add_folio()` charges a large tmpfs folio with the huge gfp it was
+/// allocated by (`limit_gfp_mask(vma_thp_gfp_mask(NULL), gfp)`, 6.12 and 6.18 read): under THP
+/// defrag madvise `GFP_TRANSHUGE_LIGHT`, no direct reclaim, so a charge over the limit fails at
+/// once; 6.1's `shmem_add_to_page_cache()` charges with the mapping's gfp (reclaim allowed).
+/// host-tmpfs-tight-always (validation-pending): the kernel's 64 PMD attempts, 31 allocated and
+/// 33 THP_FILE_FALLBACK_CHARGE, which the engine gives with this rule (64 and 0 without it).
+#[test]
+fn a_large_tmpfs_charge_takes_the_huge_gfp_from_6_7() {
+    use crate::memcontrol::ChargeGfp;
+    assert_eq!(tmpfs("linux-6.1", "always", "").kernel.shmem_huge_charge_gfp(), None);
+    assert_eq!(tmpfs("linux-6.6", "always", "").kernel.shmem_huge_charge_gfp(), None);
+    assert_eq!(tmpfs("linux-6.12", "always", "").kernel.shmem_huge_charge_gfp(), Some(ChargeGfp::NoBlock));
+    let mut s = tmpfs("linux-6.18", "always", "");
+    assert_eq!(s.kernel.shmem_huge_charge_gfp(), Some(ChargeGfp::NoBlock));
+    s.kernel.profile.thp_defrag_madvise = false;
+    assert_eq!(s.kernel.shmem_huge_charge_gfp(), Some(ChargeGfp::NoRetry), "defrag always: GFP_TRANSHUGE | __GFP_NORETRY");
+}

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Write the host validation scenarios of tmpfs21c (issue 21: tmpfs on the host runner, 6.18's
+tmpfs large folios) into scenarios/validation/: host-tmpfs-{loose,tight}-{never,always,within}.toml,
+this host's 6.18 kernel (cgroup v1, engine profile linux-6.18), a tmpfs the host runner mounts
+below its scratch directory with huge=never, huge=always or huge=within_size (real.HostRun._tmpfs).
+
+What 6.18 does with a tmpfs write (mm/shmem.c, 6.18; the 6.1 and 6.12 behaviour is shmem.rs's
+`TmpfsHuge::Pmd`): shmem_write_begin() asks shmem_get_folio_gfp() for the page with
+write_end = pos + len (len: the chunk generic_perform_write() gives it, at most the mapping's
+largest folio, 2 MiB, since tmpfs mappings take large folios when the mount has huge=:
+mapping_set_large_folios() in __shmem_get_inode()); shmem_allowable_huge_orders() returns, for a
+file of a tmpfs mount (no anonymous-shmem VMA), shmem_huge_global_enabled()'s orders alone (the
+per-size hugepages-*kB/shmem_enabled knobs are anonymous shmem's): huge=always every order of
+THP_ORDERS_ALL_FILE_DEFAULT (PMD first, "mm: shmem: fix the strategy for the tmpfs 'huge='
+options"), huge=within_size the orders whose aligned extent ends within max(i_size, write_end)
+(shmem_get_orders_within_size()); shmem_alloc_and_add_folio() takes the highest order whose
+extent holds no entry (shmem_suitable_orders()) and falls to the next order when the allocation
+fails, to order 0 when the charge fails.
+
+Probe (2026-12-01 06:30 UTC, this host, outside the runner): on a huge=always tmpfs an 8 MiB file
+written in 1 MiB dd blocks, a 256 KiB file in 64 KiB blocks and one 4 KiB write at 20 KiB each took
+PMD folios: thp_file_alloc +6, hugepages-2048kB/stats/shmem_alloc +6, no smaller size counted (the
+size-of-the-write orders of 6.14-6.17, acd7ccb284b8, would have given the 64 KiB writes 64 KiB
+folios and the 4 KiB write a base page).
+
+The workload, the same on each mount, in memcg A:
+- write: a new 128M file written in 1M write() calls; huge=always: 64 PMD folios;
+  huge=within_size: write_end is the write's end, i_size the file's size before it, so each 1M
+  write takes a 1 MiB folio (order 8: round_up(index + 1, 512) lies beyond the write's end at the
+  first write of each 2 MiB, and the order-8 folio then in that extent refuses a PMD one at the
+  second);
+- read1, read2: the file read twice;
+- rewrite: open(O_TRUNC) and 64M written from 0 in 64K write() calls: always PMD folios again,
+  within_size 64 KiB folios (order 4: the write's end bounds the extent).
+loose: memory.limit_in_bytes 512M, no reclaim. tight: memory.limit_in_bytes 64M and a 256M swap
+file on the run's image: the file is swapped out as it is written (6.18's shmem_writeout() of a
+large folio on a swap file splits it: no contiguous slots outside a block device).
+
+The metrics: memory.stat total_shmem and total_cache (v1 has no shmem_thp), memory.usage_in_bytes,
+/proc/vmstat thp_file_alloc and thp_file_fallback, the per-size shmem counters below 2 MiB
+(`mthp.shmem_alloc`, the sum of hugepages-{8..1024}kB/stats/shmem_alloc over the step), pgfault,
+and on tight swap-out and swap-in. /proc/meminfo ShmemHugePages is the host's whole (other users'
+tmpfs included): not a metric here.
+
+Recorded results go to scenarios/validation/real/ (see README, "Validation against real kernels").
+Run from the repository root: python3 lab/validation/make_host_tmpfs_scenarios.py
+"""
+import os
+
+from scenario_text import MIB, OUT, head, tol, with_recording_set
+
+PENDING_OUT = os.path.join(os.path.dirname(OUT), "validation-pending")
+
+# Recording sets (real/NAME.json and real/NAME-runN.json; validate compares the medians).
+RECORDING_SETS = {f"host-tmpfs-{lim}-{m}": 3 for lim in ("loose", "tight") for m in ("never", "always", "within")}
+
+# What each recording set was recorded under: one run per hold of both locks (/tmp/memtwin-qemu.lock,
+# /tmp/memtwin-host.lock), `nice -n -10 memtwin real ... --on host`, the six scenarios interleaved;
+# /proc/loadavg at each run's start and end in lab/validation/host-tmpfs-load-1201.txt (the 1-minute
+# figure's range below). The host was loaded by the session's other helpers: loaded sets, not idle.
+RECORDED = {
+    "host-tmpfs-loose-never": "2026-12-01 06:32-06:42 UTC, host load 9.3-13.0 (loaded: other helpers' work)",
+    "host-tmpfs-loose-always": "2026-12-01 06:33-06:42 UTC, host load 8.3-12.7 (loaded: other helpers' work)",
+    "host-tmpfs-loose-within": "2026-12-01 06:34-06:43 UTC, host load 9.5-12.7 (loaded: other helpers' work)",
+    # the tight sets re-recorded after the runner's cleanup fix (the first tight-never run's swapoff
+    # failed, see the load file), the three interleaved
+    "host-tmpfs-tight-never": "2026-12-01 06:47-06:53 UTC, host load 5.2-10.2 (loaded: other helpers' work)",
+    "host-tmpfs-tight-always": "2026-12-01 06:48-06:54 UTC, host load 5.8-11.9 (loaded: other helpers' work)",
+    "host-tmpfs-tight-within": "2026-12-01 06:49-06:56 UTC, host load 6.6-13.7 (loaded: other helpers' work)",
+}
+
+# Not compared: elapsed_s (a loaded host: the runner marks its times not comparable). Seen, for
+# the next one who models tmpfs write time: the loose write step took 0.05 s on within_size (order-8
+# folios), 0.12-0.24 s on never and 0.50-0.69 s on always (PMD folios; sys 0.20-0.25 s against
+# 0.015 s on within_size), the engine 0.010-0.030 s; the cause of always's PMD cost is not measured.
+
+# The tight sets are in scenarios/validation-pending. Under the 64M limit the kernel's large charges
+# fail: tight-always's write step counts thp_file_fallback_charge 33 of 64 PMD attempts (each of the
+# three runs), and 1,218-1,270 failed charges of the smaller sizes (mthp.shmem_fallback_charge),
+# tight-within 1,266-1,270. Measured cause of the PMD part (6.12 and 6.18 source): since 6.7
+# shmem_alloc_and_add_folio() charges the folio with the huge gfp it allocated by,
+# limit_gfp_mask(vma_thp_gfp_mask(NULL), gfp), which under THP defrag madvise (this host's) is
+# GFP_TRANSHUGE_LIGHT without __GFP_DIRECT_RECLAIM: a charge over the limit fails at once, no memcg
+# reclaim (shmem.rs shmem_huge_charge_gfp(); 6.1 charged with the mapping's gfp). With it the engine
+# gives the kernel's 31 PMD folios and 33 fallbacks in write (before: 64 and 0) and rewrite's 31/1
+# and 27 small folios against 29. Still out (engine 2026-12-01 07:20): after a failed charge the page
+# takes order 0 and the pages after it the largest aligned extents beside it (shmem_suitable_orders()),
+# whose small charges succeed 2,281-2,390 times in the kernel against the engine's 27 (always) and 82
+# (within): the engine's fail (8,179 fallback charges on always), the kernel's often find room; not
+# measured why (a guess to test: small charges of up to MEMCG_CHARGE_BATCH pages taken from the per-CPU
+# charge stock the order-0 charges' batches refill, consume_stock() before the gfp is looked at), and
+# read1/read2's swap traffic differs with it (tight-within read1 pswpin 32,785-32,792 against 16,439).
+# tight-never is out on read2's shmem (-16%) and pswpout (+10.5%), also unexplained.
+PENDING = {"host-tmpfs-tight-never", "host-tmpfs-tight-always", "host-tmpfs-tight-within"}
+PENDING_NOTE = ("# In validation-pending (make_host_tmpfs_scenarios.py PENDING): under the 64M limit the kernel's small-order\n"
+                "# tmpfs charges after a failed PMD charge succeed far more often than the engine's (mthp.shmem_alloc 2,281-2,390\n"
+                "# against 27-82), and the swap traffic differs with it; why is not measured (see the generator).\n")
+
+# Known disagreements, each with its measured cause ([[validation.known_out]]).
+KNOWN_OUT = {}
+
+MOUNTS = (("never", "never"), ("always", "always"), ("within", "within_size"))
+LIMITS = (("loose", "512M", None), ("tight", "64M", "256M"))
+
+METRICS = [("memcg.usage_bytes", 2 * MIB), ("memcg.file_bytes", 2 * MIB), ("memcg.shmem_bytes", 2 * MIB),
+           ("vmstat.thp_file_alloc", 1), ("vmstat.thp_file_fallback", 1), ("mthp.shmem_alloc", 2),
+           ("memcg.pgfault", 256)]
+SWAP_METRICS = [("memcg.swap_bytes", 2 * MIB), ("vmstat.pswpout", 512), ("vmstat.pswpin", 512)]
+
+
+def known(name):
+    out = ""
+    for step, metric, why in KNOWN_OUT.get(name, []):
+        out += f'\n[[validation.known_out]]\nstep = "{step}"\nmetric = "{metric}"\nwhy = "{why}"\n'
+    return out
+
+
+def main():
+    for lim, limit, swap in LIMITS:
+        for suffix, huge in MOUNTS:
+            name = f"host-tmpfs-{lim}-{suffix}"
+            what = (f"a 128M tmpfs file (huge={huge}) written in 1M writes, read twice, truncated and rewritten in 64K "
+                    f"writes, memory.limit_in_bytes {limit}" + (f", a {swap} swap file" if swap else ""))
+            text = head("make_host_tmpfs_scenarios.py", "host", name, what,
+                        f"tmpfs huge={huge}: 128M written (1M writes), read twice, O_TRUNC and 64M rewritten (64K writes), limit {limit}")
+            if swap:
+                text = text.replace("cpus = 2\n", f'cpus = 2\nswap = "{swap}"\n', 1)
+            if name in RECORDED:
+                text = text.replace("\n\n[scenario]", f"\n# Recorded {RECORDED[name]}\n\n[scenario]", 1)
+            text = text.replace("\n\n[scenario]", "\n# elapsed_s not compared (a loaded host; see make_host_tmpfs_scenarios.py)\n"
+                                + (PENDING_NOTE if name in PENDING else "") + "\n[scenario]", 1)
+            body = f"""
+[mounts."/mnt/t"]
+fs = "tmpfs"
+huge = "{huge}"
+
+[files."/mnt/t/f"]
+size = "0"
+
+[cgroups.A]
+"memory.limit_in_bytes" = "{limit}"
+
+[tasks.t]
+cgroup = "A"
+ops = [
+  {{ op = "write", file = "/mnt/t/f", length = "128M", bufsize = "1M", create = true, step = "write" }},
+  {{ op = "read", file = "/mnt/t/f", step = "read1" }},
+  {{ op = "read", file = "/mnt/t/f", step = "read2" }},
+  {{ op = "write", file = "/mnt/t/f", length = "64M", bufsize = "64K", truncate = true, step = "rewrite" }},
+]
+"""
+            metrics = METRICS + (SWAP_METRICS if swap else [])
+            with open(os.path.join(PENDING_OUT if name in PENDING else OUT, name + ".toml"), "w") as f:
+                f.write(with_recording_set(text + body + tol(name, "host", metrics) + known(name), name,
+                                           RECORDING_SETS.get(name), "run", "a recording set of host runs"))
+
+
+if __name__ == "__main__":
+    main()
