@@ -153,7 +153,9 @@ PENDING_NOTES = {"qemu61-xfs-seq-tight-256m-ra8192": ("# PENDING (the lead, 2026
                     "# page by an init_on_alloc=0 A/B, against 150 x copy_k = 4.4 us), and a large folio's page reads at an\n"
                     "# order-0 page's cost (9.07-9.85 against 9.32-10.38 us; the table's 115 x K gave 1.0 us). With both in\n"
                     "# CpuCost::scaled/scaled_split every pass of the six boots reads 1,082,654,720 (boots 1 and 4 1.99-2.11 s a\n"
-                    "# pass, their passes 2.07-6.86 s). Whether the set leaves pending is the lead's call.\n")}
+                    "# pass, their passes 2.07-6.86 s); that change is reverted on h-xfs21b (it moves two rows of other QEMU\n"
+                    "# scenarios out: qemu61-xfs-seq-tight-256m-ra8192-bw100 passes 1 and 3, qemu612-lrugen-global-stream's\n"
+                    "# two-list pgscan_direct). The lead's call. Still pending.\n")}
 
 # Recording sets (`recorded = [...]`, README "Validation against real kernels"; validate compares the
 # recordings' median with the engine runs' median): a timing-sensitive scenario is recorded several times,

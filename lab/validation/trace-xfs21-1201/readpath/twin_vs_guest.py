@@ -1,10 +1,10 @@
 """xfs21b: the twin at each guest recording's own inputs as validate gives them (set_run_sets(), the boot's index i
 for kernel.boot_seed), the pending scenario; MB and system time a pass, the twin's beside the kernel's.
-python3 twin_vs_guest.py REC.json[:i] ..."""
+[SCN=FILE] python3 twin_vs_guest.py REC.json[:i] ... (SCN: another scenario, default the pending one)"""
 import json, sys, os
 from memtwin.api import load, run
 from memtwin import validate as V
-f = "scenarios/validation-pending/qemu61-xfs-seq-tight-256m-ra8192.toml"
+f = os.environ.get("SCN", "scenarios/validation-pending/qemu61-xfs-seq-tight-256m-ra8192.toml")
 scn = load(f); plan = scn.doc.plan(None, [])
 for a in sys.argv[1:]:
     p, _, i = a.partition(":")
