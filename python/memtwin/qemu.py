@@ -530,6 +530,8 @@ def op_script(plan: dict, knobs: Optional[dict] = None) -> tuple:
         L.append("WAKEPOST 1")
     if plan.get("vcpu_stall_probe"):  # memtwin real --vcpu-stall-probe: off by default (review15 L3)
         L.append("STALLPROBE 1")
+    if readpath_probe_asked():  # xfs21b: calibrate_readpath(), opt-in
+        L.append("READPATH 1")
     steps = []
     nodes, cpus = plan["machine"]["nodes"], plan["machine"]["cpus"]
     for n, t in enumerate(plan["tasks"]):
@@ -1235,6 +1237,12 @@ def file_calibration(out: str) -> dict:
             "cold_read_ns_per_page": kv["cold_read_ns_per_page"],
             "file_method": "a 16 MiB file on the scenario's disk, written and fsync()ed: hot 128 KiB reads (best of 5 passes), "
                            "1-byte reads of each page (best of 5), 128 KiB reads after POSIX_FADV_DONTNEED (best of 3)"}
+
+
+def readpath_probe_asked() -> bool:
+    """xfs21b: whether the guest program runs calibrate_readpath() before the tasks: only when the runner's
+    environment has MEMTWIN_READPATH_PROBE=1 (a diagnostic; a validation recording's guest does nothing more)."""
+    return os.environ.get("MEMTWIN_READPATH_PROBE") == "1"
 
 
 def readpath_calibration(out: str) -> dict:

@@ -1499,3 +1499,18 @@ def test_readpath_calibration_reads_the_calibrp_line():
         assert "rp_unavailable" in qemu.readpath_calibration(bad), bad
     cpu = qemu.cpu_calibration("@@CALIB hot_read_ns_per_page 18790.5\n" + line)
     assert cpu["rp_drop_cpu_ns_per_page"] == 21.9
+
+
+def test_readpath_probe_is_opt_in(monkeypatch):
+    """xfs21b: the guest program runs calibrate_readpath() only when the op script has a READPATH line, and
+    op_script() writes it only under MEMTWIN_READPATH_PROBE=1, so a validation recording's guest does nothing
+    more before its tasks; the guest program parses the line."""
+    plan = memtwin.load(os.path.join(os.path.dirname(memtwin.__file__), "scenarios", "validation-pending",
+                                     "qemu61-xfs-seq-tight-256m-ra8192.toml")).doc.plan(None, [])
+    monkeypatch.delenv("MEMTWIN_READPATH_PROBE", raising=False)
+    assert "READPATH" not in qemu.op_script(plan)[0].split()
+    monkeypatch.setenv("MEMTWIN_READPATH_PROBE", "1")
+    assert "READPATH 1" in qemu.op_script(plan)[0].splitlines()
+    with open(qemu.GUEST_SRC) as f:
+        src = f.read()
+    assert 'if (readpath_probe) calibrate_readpath();' in src and '!strcmp(f[0], "READPATH")' in src

@@ -1170,7 +1170,8 @@ static void calibrate_file(void) {
  * MiB MADV_NOHUGEPAGE region (do_anonymous_page(): the page's allocation and clear_page(), charge,
  * rmap, LRU add), best of 3, and huge-page first-touch faults of a 32 MiB MADV_HUGEPAGE region (per
  * 4 KiB: clear_page()), best of 3, with thp_fault_alloc's count (transparent_hugepage/enabled set to
- * madvise for them and put back). Nothing the engine runs at is taken from this line unless validate
+ * madvise for them and put back). Opt-in (a READPATH line: the runner's MEMTWIN_READPATH_PROBE=1), so a
+ * validation recording's guest does nothing more before its tasks. Nothing the engine runs at is taken from this line unless validate
  * says so; printed as one @@CALIBRP line, or @@CALIBRP none WHY. */
 static long vmstat_field(const char *name) {
     FILE *f = fopen("/proc/vmstat", "r");
@@ -1460,6 +1461,7 @@ static int wake_post; /* WAKEPOST 1 (--reclaim-trace): the wake-up latency again
  * @@STALL1 before the tasks, @@STALLPOST after them (~8 s a boot with the vCPUs spinning); off
  * by default: nothing but a scenario's [machine] vcpu_stall consumes them. */
 static int stall_probe;
+static int readpath_probe; /* xfs21b: calibrate_readpath(), asked by a READPATH line (MEMTWIN_READPATH_PROBE=1) */
 
 int main(int argc, char **argv) {
     if (argc < 2) die("usage: memtwin-guest OPS");
@@ -1532,6 +1534,8 @@ int main(int argc, char **argv) {
             obuf_fixed = (size_t)num(f[1]);
         } else if (!strcmp(f[0], "WAKEPOST")) {
             wake_post = atoi(f[1]);
+        } else if (!strcmp(f[0], "READPATH")) {
+            readpath_probe = atoi(f[1]);
         } else if (!strcmp(f[0], "STALLPROBE")) {
             stall_probe = atoi(f[1]);
         } else if (!strcmp(f[0], "FOLIOS")) {
@@ -1567,7 +1571,7 @@ int main(int argc, char **argv) {
     }
     calibrate_cpu();
     calibrate_file();
-    calibrate_readpath();
+    if (readpath_probe) calibrate_readpath();
     calibrate_wakeup();
     if (stall_probe) {
         calibrate_stall_as("STALL", 0);
