@@ -146,7 +146,16 @@ PENDING_NOTES = {"qemu61-xfs-seq-tight-256m-ra8192": ("# PENDING (the lead, 2026
                     "# above 4,352). The twin's band ends (500 MB/s) at 1.21 s of system time a pass; this set's 18 passes\n"
                     "# took 2.03-6.86 s, all on the clean side, where the twin reads 1,082,654,720 at every K from 21 to 150.\n"
                     "# Boots 1 and 4 move because the boot's calibration gives the twin a reader twice as fast as their passes\n"
-                    "# (0.98-1.27 s at K 17-18): the speed input, not the mechanism, is what is left. Still pending.\n")}
+                    "# (0.98-1.27 s at K 17-18): the speed input, not the mechanism, is what is left. Still pending.\n"
+                    "# xfs21b (2026-12-01, large-folios.md \"The guest's reader, by component: a clear is a copy on TCG\"): the\n"
+                    "# twin's QEMU table missed two costs the guest's pass spends, measured apart by the guest program's\n"
+                    "# calibrate_readpath() (loaded host): clear_page() under init_on_alloc costs a 4 KiB copy on TCG (6.2-8.5 us a\n"
+                    "# page by an init_on_alloc=0 A/B, against 150 x copy_k = 4.4 us), and a large folio's page reads at an\n"
+                    "# order-0 page's cost (9.07-9.85 against 9.32-10.38 us; the table's 115 x K gave 1.0 us). With both in\n"
+                    "# CpuCost::scaled/scaled_split every pass of the six boots reads 1,082,654,720 (boots 1 and 4 1.99-2.11 s a\n"
+                    "# pass, their passes 2.07-6.86 s); that change is reverted on h-xfs21b (it moves two rows of other QEMU\n"
+                    "# scenarios out: qemu61-xfs-seq-tight-256m-ra8192-bw100 passes 1 and 3, qemu612-lrugen-global-stream's\n"
+                    "# two-list pgscan_direct). The lead's call. Still pending.\n")}
 
 # Recording sets (`recorded = [...]`, README "Validation against real kernels"; validate compares the
 # recordings' median with the engine runs' median): a timing-sensitive scenario is recorded several times,

@@ -530,6 +530,8 @@ def op_script(plan: dict, knobs: Optional[dict] = None) -> tuple:
         L.append("WAKEPOST 1")
     if plan.get("vcpu_stall_probe"):  # memtwin real --vcpu-stall-probe: off by default (review15 L3)
         L.append("STALLPROBE 1")
+    if readpath_probe_asked():  # xfs21b: calibrate_readpath(), opt-in
+        L.append("READPATH 1")
     steps = []
     nodes, cpus = plan["machine"]["nodes"], plan["machine"]["cpus"]
     for n, t in enumerate(plan["tasks"]):
@@ -1155,6 +1157,7 @@ def cpu_calibration(out: str) -> dict:
     res.update(copy_calibration(out, ns))
     res.update(file_calibration(out))
     res.update(request_calibration(out))
+    res.update(readpath_calibration(out))
     return res
 
 
@@ -1234,6 +1237,42 @@ def file_calibration(out: str) -> dict:
             "cold_read_ns_per_page": kv["cold_read_ns_per_page"],
             "file_method": "a 16 MiB file on the scenario's disk, written and fsync()ed: hot 128 KiB reads (best of 5 passes), "
                            "1-byte reads of each page (best of 5), 128 KiB reads after POSIX_FADV_DONTNEED (best of 3)"}
+
+
+def readpath_probe_asked() -> bool:
+    """xfs21b: whether the guest program runs calibrate_readpath() before the tasks: only when the runner's
+    environment has MEMTWIN_READPATH_PROBE=1 (a diagnostic; a validation recording's guest does nothing more)."""
+    return os.environ.get("MEMTWIN_READPATH_PROBE") == "1"
+
+
+def readpath_calibration(out: str) -> dict:
+    """xfs21b: the guest's buffered read path by component from its @@CALIBRP line (guest/memtwin_guest.c
+    calibrate_readpath(): a 32 MiB file on the scenario's disk, the reading thread's CPU time per page of a
+    cold pass in the program's unlimited memcg, of hot passes over the folios readahead gave it, of the
+    POSIX_FADV_DONTNEED that removes them, of anonymous first-touch faults and of huge-page ones; numa_hit's count of the cold
+    pass's allocations). Keys prefixed "rp_"; {"rp_unavailable": why} when the guest could not measure
+    them; {} from an older guest program. Diagnostic: nothing validate gives the engine is read from it."""
+    want = ("cold_read_cpu_ns_per_page", "cold_read_wall_ns_per_page", "hot_read_cpu_ns_per_page", "drop_cpu_ns_per_page",
+            "cold_allocs", "pages", "anon_fault_cpu_ns_per_page", "thp_fault_cpu_ns_per_page", "thp_faults")
+    m = re.search(r"^@@CALIBRP (.*)$", out, re.M)
+    if not m:
+        return {}
+    f = m.group(1).split()
+    if f[:1] == ["none"]:
+        return {"rp_unavailable": " ".join(f[1:])}
+    try:
+        kv = dict(zip(f[::2], (float(x) for x in f[1::2])))
+    except ValueError:
+        kv = {}
+    # thp_faults may be 0 (no huge page given: THP off in the guest); every other figure above 0
+    if len(f) != 2 * len(want) or set(kv) != set(want) or any(not (math.isfinite(x) and (x > 0 or (k == "thp_faults" and x == 0))) for k, x in kv.items()):
+        return {"rp_unavailable": f"unreadable @@CALIBRP figures {m.group(1)[:400]!r}"}
+    res = {"rp_" + k: (int(v) if k in ("cold_allocs", "pages", "thp_faults") else v) for k, v in kv.items()}
+    res["rp_method"] = ("a 32 MiB file on the scenario's disk, written, fsync()ed, dropped; 3 rounds of a cold pass of 128 KiB reads "
+                        "(unlimited memcg), 3 hot passes, POSIX_FADV_DONTNEED; CLOCK_THREAD_CPUTIME_ID, best round of each; "
+                        "numa_hit across the cold pass; anonymous first-touch faults of 32 MiB (MADV_NOHUGEPAGE), best of 3; "
+                        "huge-page first-touch faults of 32 MiB (MADV_HUGEPAGE), best of 3, thp_fault_alloc's count")
+    return res
 
 
 def split_factors(small_ns: float, hot_ns: float) -> tuple:

@@ -1478,3 +1478,39 @@ def test_the_boots_pagetypeinfo_is_a_machine_fact(tmp_path):
     _, facts = qemu.parse_output("@@UNAME 6.1.0\n@@DONE\n", {"tasks": []}, [], [], None)
     assert facts["pagetypeinfo"] == {}
 
+
+
+# ---------------------------------------------------------------- the read path by component (xfs21b)
+def test_readpath_calibration_reads_the_calibrp_line():
+    """readpath_calibration() (xfs21b): calibrate_readpath()'s @@CALIBRP line as rp_* facts, thp_faults 0
+    allowed (no huge page given), every other figure above 0; nothing from an older guest program; the guest's
+    reason when it could not measure; cpu_calibration() carries it."""
+    line = ("@@CALIBRP cold_read_cpu_ns_per_page 18769.2 cold_read_wall_ns_per_page 19216.5 hot_read_cpu_ns_per_page 9748.9 "
+            "drop_cpu_ns_per_page 21.9 cold_allocs 80 pages 8192 anon_fault_cpu_ns_per_page 12978.4 "
+            "thp_fault_cpu_ns_per_page 47.3 thp_faults 0\n")
+    got = qemu.readpath_calibration("x\n" + line)
+    assert (got["rp_cold_read_cpu_ns_per_page"], got["rp_hot_read_cpu_ns_per_page"], got["rp_cold_allocs"], got["rp_thp_faults"]) == \
+        (18769.2, 9748.9, 80, 0)
+    assert isinstance(got["rp_pages"], int) and "rp_unavailable" not in got
+    assert qemu.readpath_calibration("@@CALIBF hot_read_ns_per_page 1 small_read_ns_per_call 1 cold_read_ns_per_page 1\n") == {}
+    assert qemu.readpath_calibration("@@CALIBRP none pread /s/.memtwin-calib-rp: EIO\n") == {"rp_unavailable": "pread /s/.memtwin-calib-rp: EIO"}
+    for bad in (line.replace("cold_allocs 80", "cold_allocs 0"), line.replace("thp_faults 0", "thp_faults -1"),
+                line.replace(" thp_faults 0", ""), line.replace("9748.9", "inf")):
+        assert "rp_unavailable" in qemu.readpath_calibration(bad), bad
+    cpu = qemu.cpu_calibration("@@CALIB hot_read_ns_per_page 18790.5\n" + line)
+    assert cpu["rp_drop_cpu_ns_per_page"] == 21.9
+
+
+def test_readpath_probe_is_opt_in(monkeypatch):
+    """xfs21b: the guest program runs calibrate_readpath() only when the op script has a READPATH line, and
+    op_script() writes it only under MEMTWIN_READPATH_PROBE=1, so a validation recording's guest does nothing
+    more before its tasks; the guest program parses the line."""
+    plan = memtwin.load(os.path.join(os.path.dirname(memtwin.__file__), "scenarios", "validation-pending",
+                                     "qemu61-xfs-seq-tight-256m-ra8192.toml")).doc.plan(None, [])
+    monkeypatch.delenv("MEMTWIN_READPATH_PROBE", raising=False)
+    assert "READPATH" not in qemu.op_script(plan)[0].split()
+    monkeypatch.setenv("MEMTWIN_READPATH_PROBE", "1")
+    assert "READPATH 1" in qemu.op_script(plan)[0].splitlines()
+    with open(qemu.GUEST_SRC) as f:
+        src = f.read()
+    assert 'if (readpath_probe) calibrate_readpath();' in src and '!strcmp(f[0], "READPATH")' in src

@@ -1157,6 +1157,125 @@ static void calibrate_file(void) {
     unlink(p);
 }
 
+/* xfs21b (issue 21): the CPU cost of the buffered read path by component, for a reader whose file is
+ * cached in large folios (6.1 XFS: page_cache_ra_order()), measured apart from the tasks. A 32 MiB
+ * file on the scenario's disk (/s), written, fsync()ed and dropped; then three rounds of: a cold
+ * pass (POSIX_FADV_DONTNEED before it, 128 KiB reads at the disk's read_ahead_kb, in the program's
+ * own memcg: no limit, no reclaim), three hot passes of the same pages (now in the folios readahead
+ * gave them), and the POSIX_FADV_DONTNEED that removes them (truncate's removal of each folio:
+ * filemap_remove_folio(), the uncharge, the free of its pages). Each timed with the calling thread's
+ * CPU time (CLOCK_THREAD_CPUTIME_ID, sum_exec_runtime), best round of each; /proc/vmstat's numa_hit
+ * across the cold pass counts its allocations (one a folio: zone_statistics() per rmqueue()), so
+ * pages / allocations is the mean folio size it read in. Then anonymous first-touch faults of a 32
+ * MiB MADV_NOHUGEPAGE region (do_anonymous_page(): the page's allocation and clear_page(), charge,
+ * rmap, LRU add), best of 3, and huge-page first-touch faults of a 32 MiB MADV_HUGEPAGE region (per
+ * 4 KiB: clear_page()), best of 3, with thp_fault_alloc's count (transparent_hugepage/enabled set to
+ * madvise for them and put back). Opt-in (a READPATH line: the runner's MEMTWIN_READPATH_PROBE=1), so a
+ * validation recording's guest does nothing more before its tasks. Nothing the engine runs at is taken from this line unless validate
+ * says so; printed as one @@CALIBRP line, or @@CALIBRP none WHY. */
+static long vmstat_field(const char *name) {
+    FILE *f = fopen("/proc/vmstat", "r");
+    if (!f) return -1;
+    char k[128];
+    long v, r = -1;
+    while (fscanf(f, "%127s %ld", k, &v) == 2)
+        if (!strcmp(k, name)) { r = v; break; }
+    fclose(f);
+    return r;
+}
+
+static void calibrate_readpath(void) {
+    const size_t len = 32 << 20, bs = 128 << 10, pages = len / 4096;
+    const char *p = "/s/.memtwin-calib-rp";
+    int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0) { printf("@@CALIBRP none create %s: %s\n", p, strerror(errno)); return; }
+    static char rb[128 << 10];
+    const char *why = NULL;
+    for (size_t off = 0; off < len && !why; off += wbuf_len < len - off ? wbuf_len : len - off)
+        if (pwrite(fd, wbuf, wbuf_len < len - off ? wbuf_len : len - off, off) < 0) why = "pwrite";
+    if (!why && fsync(fd) < 0) why = "fsync";
+    if (!why) printf("@@SETUPW %zu %.9f\n", len, now());
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    double cold = 0, hot = 0, drop = 0, coldw = 0;
+    long allocs = -1;
+    for (int round = 0; round < 3 && !why; round++) {
+        long n0 = vmstat_field("numa_hit");
+        double c = thread_cpu(), t = now();
+        for (size_t off = 0; off < len && !why; off += bs)
+            if (pread(fd, rb, bs, off) != (ssize_t)bs) why = "pread";
+        c = thread_cpu() - c, t = now() - t;
+        long n1 = vmstat_field("numa_hit");
+        if (cold == 0 || c < cold) cold = c, coldw = t, allocs = n0 >= 0 && n1 >= 0 ? n1 - n0 : -1;
+        for (int pass = 0; pass < 3 && !why; pass++) {
+            double h = thread_cpu();
+            for (size_t off = 0; off < len && !why; off += bs)
+                if (pread(fd, rb, bs, off) != (ssize_t)bs) why = "pread";
+            h = thread_cpu() - h;
+            if (hot == 0 || h < hot) hot = h;
+        }
+        double d = thread_cpu();
+        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        d = thread_cpu() - d;
+        if (drop == 0 || d < drop) drop = d;
+    }
+    int e = errno;
+    close(fd);
+    unlink(p);
+    if (why) { printf("@@CALIBRP none %s %s: %s\n", why, p, strerror(e)); return; }
+    double fault = 0;
+    for (int round = 0; round < 3; round++) {
+        char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) { printf("@@CALIBRP none mmap: %s\n", strerror(errno)); return; }
+        madvise(m, len, MADV_NOHUGEPAGE);
+        double c = thread_cpu();
+        for (size_t off = 0; off < len; off += 4096) m[off] = 1;
+        c = thread_cpu() - c;
+        munmap(m, len);
+        if (fault == 0 || c < fault) fault = c;
+    }
+    /* huge-page first-touch faults (MADV_HUGEPAGE, 2 MiB aligned): clear_huge_page() of 512 pages
+     * a fault, almost all of it clear_page() (the host's M12 method); thp_fault_alloc counts the
+     * faults that got a huge page */
+    double thp = 0;
+    long thps = -1;
+    /* the scenario's transparent_hugepage/enabled (the init set it) becomes madvise for these faults
+     * and is put back after them */
+    char thp_was[128] = "";
+    FILE *tf = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    if (tf) {
+        if (fgets(thp_was, sizeof thp_was, tf)) {
+            char *b = strchr(thp_was, '['), *e = b ? strchr(b, ']') : NULL;
+            if (b && e) { memmove(thp_was, b + 1, e - b - 1); thp_was[e - b - 1] = 0; } else thp_was[0] = 0;
+        }
+        fclose(tf);
+    }
+    if (thp_was[0]) {
+        tf = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "w");
+        if (tf) { fputs("madvise", tf); fclose(tf); }
+    }
+    for (int round = 0; round < 3; round++) {
+        char *m = mmap(NULL, len + (2 << 20), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) { printf("@@CALIBRP none mmap: %s\n", strerror(errno)); return; }
+        char *a = (char *)(((uintptr_t)m + (2 << 20) - 1) & ~(uintptr_t)((2 << 20) - 1));
+        madvise(a, len, MADV_HUGEPAGE);
+        long t0 = vmstat_field("thp_fault_alloc");
+        double c = thread_cpu();
+        for (size_t off = 0; off < len; off += 2 << 20) a[off] = 1;
+        c = thread_cpu() - c;
+        long t1 = vmstat_field("thp_fault_alloc");
+        munmap(m, len + (2 << 20));
+        if (thp == 0 || c < thp) thp = c, thps = t0 >= 0 && t1 >= 0 ? t1 - t0 : -1;
+    }
+    if (thp_was[0]) {
+        tf = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "w");
+        if (tf) { fputs(thp_was, tf); fclose(tf); }
+    }
+    printf("@@CALIBRP cold_read_cpu_ns_per_page %.1f cold_read_wall_ns_per_page %.1f hot_read_cpu_ns_per_page %.1f "
+           "drop_cpu_ns_per_page %.1f cold_allocs %ld pages %zu anon_fault_cpu_ns_per_page %.1f thp_fault_cpu_ns_per_page %.1f thp_faults %ld\n",
+           cold * 1e9 / pages, coldw * 1e9 / pages, hot * 1e9 / pages, drop * 1e9 / pages, allocs, pages, fault * 1e9 / pages,
+           thp * 1e9 / pages, thps);
+}
+
 /* The guest's cross-CPU wake-up latency, for the engine's `[machine] wakeup_latency`: a task on the last
  * CPU sleeps in read() on a pipe (its CPU idle), one on CPU 0 writes a byte and the sleeper notes how
  * long after the write it ran (CLOCK_MONOTONIC, shared memory); 1 ms apart, WAKE_ROUNDS times, after
@@ -1342,6 +1461,7 @@ static int wake_post; /* WAKEPOST 1 (--reclaim-trace): the wake-up latency again
  * @@STALL1 before the tasks, @@STALLPOST after them (~8 s a boot with the vCPUs spinning); off
  * by default: nothing but a scenario's [machine] vcpu_stall consumes them. */
 static int stall_probe;
+static int readpath_probe; /* xfs21b: calibrate_readpath(), asked by a READPATH line (MEMTWIN_READPATH_PROBE=1) */
 
 int main(int argc, char **argv) {
     if (argc < 2) die("usage: memtwin-guest OPS");
@@ -1414,6 +1534,8 @@ int main(int argc, char **argv) {
             obuf_fixed = (size_t)num(f[1]);
         } else if (!strcmp(f[0], "WAKEPOST")) {
             wake_post = atoi(f[1]);
+        } else if (!strcmp(f[0], "READPATH")) {
+            readpath_probe = atoi(f[1]);
         } else if (!strcmp(f[0], "STALLPROBE")) {
             stall_probe = atoi(f[1]);
         } else if (!strcmp(f[0], "FOLIOS")) {
@@ -1449,6 +1571,7 @@ int main(int argc, char **argv) {
     }
     calibrate_cpu();
     calibrate_file();
+    if (readpath_probe) calibrate_readpath();
     calibrate_wakeup();
     if (stall_probe) {
         calibrate_stall_as("STALL", 0);
