@@ -262,6 +262,13 @@ pub struct Kernel {
     /// instead of five fields, about six times a page event of a limit reclaim and three times
     /// a page-cache hit (issue 17). Not part of the model: a copy of the five fields' test.
     pub(crate) cpu_plain: bool,
+    /// [`Kernel::cpu`]'s one compare, kept: [`Kernel::stats_flush_next`] while
+    /// [`Kernel::cpu_plain`] holds, else 0. A `cpu()` that leaves the clock before it only
+    /// moves the clock; any other (a stretched or stalled context, or the clock reaching the
+    /// stats flush) takes the flag's test and the full path. Set by
+    /// [`Kernel::cpu_fast_update`] after every write of either (issue 17: in the plain
+    /// context one compare instead of the flag's test and the flush's). Not part of the model.
+    pub(crate) cpu_fast_until: Nanos,
     /// A switch for tests (the property tests set it; off in every run): each charge that
     /// takes `try_charge_memcg()`'s one-walk fast path (`charge_fits_at_once()`) and each
     /// order-0 allocation that takes `get_page_from_freelist_order0()` also makes the general
@@ -550,6 +557,7 @@ impl Kernel {
             in_kswapd: false,
             in_zswap_worker: false,
             cpu_plain: true,
+            cpu_fast_until: Nanos::MAX,
             check_fast_paths: false,
             one_at_a_time: false,
             kswapd_until: 0,
@@ -649,8 +657,14 @@ impl Kernel {
     pub fn cpu(&mut self, ns: u64) {
         self.sys_ns += ns;
         debug_assert_eq!(self.cpu_plain, self.cpu_plain_now(), "a write of cpu_stretch, bg_stretch, in_zswap_worker, vcpu_stalls or bound_worker_deferred without cpu_plain_update()");
-        if self.cpu_plain {
-            self.now += ns;
+        debug_assert_eq!(self.cpu_fast_until, if self.cpu_plain { self.stats_flush_next } else { 0 }, "a write of stats_flush_next or cpu_plain without cpu_fast_update()");
+        let t = self.now + ns;
+        if t < self.cpu_fast_until {
+            // cpu_plain, and the clock stays before the stats flush: what the rest does
+            self.now = t;
+        } else if self.cpu_plain {
+            self.now = t;
+            self.flush_memcg_stats_dwork();
         } else {
             // only the task's own CPU time uses its protected slice: kswapd inside its quantum and
             // the timers' work between quanta are other contexts (review50 M2); a pending deferred
@@ -671,9 +685,9 @@ impl Kernel {
             if self.vcpu_stalls.is_some() {
                 self.vcpu_stall_pass(from);
             }
-        }
-        if self.now >= self.stats_flush_next {
-            self.flush_memcg_stats_dwork();
+            if self.now >= self.stats_flush_next {
+                self.flush_memcg_stats_dwork();
+            }
         }
     }
 
@@ -700,6 +714,14 @@ impl Kernel {
     #[inline(always)]
     pub(crate) fn cpu_plain_update(&mut self) {
         self.cpu_plain = self.cpu_plain_now();
+        self.cpu_fast_update();
+    }
+
+    /// Keep [`Kernel::cpu_fast_until`] after a write of [`Kernel::cpu_plain`] or
+    /// [`Kernel::stats_flush_next`] (every write calls it).
+    #[inline(always)]
+    pub(crate) fn cpu_fast_update(&mut self) {
+        self.cpu_fast_until = if self.cpu_plain { self.stats_flush_next } else { 0 };
     }
 
     /// Give the machine its vCPU stalls (`[machine] vcpu_stall`; none: the vCPUs always run) and

@@ -1393,6 +1393,7 @@ impl Kernel {
         let ran = bucket + period - phase;
         let next = stats_flush_requeue(ran, round_up) - period;
         self.stats_flush_next = next * crate::timer::NSEC_PER_JIFFY;
+        self.cpu_fast_update();
     }
 
     /// `flush_memcg_stats_dwork()` (6.8+): `do_flush_stats(root_mem_cgroup)` regardless of
@@ -1411,6 +1412,7 @@ impl Kernel {
             self.stats_flush_next = stats_flush_requeue(ran, round_up) * crate::timer::NSEC_PER_JIFFY;
             self.stats_flush_epoch += 1;
         }
+        self.cpu_fast_update();
         self.lru_stats.flush_periodic(self.stats_flush_epoch);
         self.memcgs.flush_periodic(self.stats_flush_epoch);
     }
