@@ -32,6 +32,7 @@ MODES = {
     "make_swap_scenarios.py": [[], ["--pending"]],
     "make_throttle_scenarios.py": [[]],
     "make_tmpfs_scenarios.py": [[]],
+    "make_host_tmpfs_scenarios.py": [[]],
     "make_trace_scenarios.py": [[]],
     "make_wbt_scenarios.py": [[]],
     "make_write_scenarios.py": [[]],
