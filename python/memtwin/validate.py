@@ -716,6 +716,15 @@ def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known, bim
         + ("" if not costed else f", {costed} at their host's measured costs (host_cost)"))
     for n in infos[0].get("notes", []):
         out(f"    note: {n}")
+    mixed = folio_scan_runner_mix(reals)
+    from .real import RealError
+    if mixed:
+        raise RealError(f"{scn.source}: variant {name}: the set mixes host recordings of a run with several tasks made before "
+                        f"and after hog23b's runner (the memcg folio scan between a task's steps, 0.7 s of CPU, took the CPU "
+                        f"from the other tasks' timed steps and delayed the next step; since hog23b it runs after every other "
+                        f"task ended): recordings {', '.join(f'{i} ({k})' for i, k in mixed)}. Compare recordings of one "
+                        f"runner: re-record the set with `memtwin real --on host`, or list one runner's recordings in "
+                        f"[validation] recorded (review52 M3)")
     lacking = reclaim_spans_lacking(reals)
     if lacking:
         whys = {}
@@ -1044,6 +1053,25 @@ def recorded_setup_writes(real: dict, where: Optional[str] = None, which: str = 
 def _host_cost(real: Optional[dict]):
     """A recording's `real.machine.host_cost` (None where it has none)."""
     return (((real or {}).get("real") or {}).get("machine") or {}).get("host_cost")
+
+
+def folio_scan_runner_mix(reals: list) -> list:
+    """review52 M3: [(recording number from 1, "before hog23b" | "hog23b's runner")] of a set of host recordings of a
+    run with several tasks when they mix the two runners (`real.folios_source` ends with real.HOST_FOLIOS_WHEN since
+    hog23b: the folio scan only after every other task ended); [] when they do not mix, when every recording has one
+    task, or when none scanned folios (`--no-folios`, QEMU)."""
+    from .real import HOST_FOLIOS_WHEN
+
+    def kind(r):
+        src = ((r or {}).get("real") or {}).get("folios_source")
+        if not isinstance(src, str) or len({s.get("task") for s in (r.get("steps") or []) if isinstance(s, dict)}) < 2:
+            return None
+        return "hog23b's runner" if src.endswith(HOST_FOLIOS_WHEN) else "before hog23b"
+
+    kinds = [kind(r) for r in reals]
+    if len({k for k in kinds if k is not None}) < 2:
+        return []
+    return [(i + 1, k) for i, k in enumerate(kinds) if k is not None]
 
 
 def reclaim_spans_lacking(reals: list) -> list:

@@ -594,3 +594,21 @@ def test_recorded_vcpu_stall_is_read_and_checked():
     plain = run(scn, sets=["kernel.boot_seed=1"]).to_json()["steps"][0]["metrics"]["elapsed_s"]
     stalled = run(scn, sets=["kernel.boot_seed=1"] + sets).to_json()["steps"][0]["metrics"]["elapsed_s"]
     assert stalled > plain * 1.05, (plain, stalled)
+
+
+def test_a_set_mixing_the_runners_before_and_after_hog23b_is_named():
+    """review52 M3: a set of host recordings of a run with several tasks that mixes the runner before hog23b (its
+    folio scan between a task's steps) and after it (the scan after every other task ended, named by
+    real.folios_source's HOST_FOLIOS_WHEN) is found, each recording named with its runner; one runner, one-task
+    runs and recordings without folio scans are not. Fails if the kind is read from anything else."""
+    from memtwin.real import FOLIOS_SOURCE, HOST_FOLIOS_WHEN
+    from memtwin.validate import folio_scan_runner_mix
+
+    def rec(src, tasks=("cp", "hog")):
+        return {"steps": [{"task": t} for t in tasks], "real": {} if src is None else {"folios_source": src}}
+
+    old, new = rec(FOLIOS_SOURCE), rec(FOLIOS_SOURCE + HOST_FOLIOS_WHEN)
+    assert folio_scan_runner_mix([new, old, new]) == [(1, "hog23b's runner"), (2, "before hog23b"), (3, "hog23b's runner")]
+    assert folio_scan_runner_mix([new, new]) == [] and folio_scan_runner_mix([old, old]) == []
+    assert folio_scan_runner_mix([rec(FOLIOS_SOURCE, ("t",)), rec(FOLIOS_SOURCE + HOST_FOLIOS_WHEN, ("t",))]) == []
+    assert folio_scan_runner_mix([rec(None), new]) == []

@@ -123,6 +123,10 @@ pub struct HostCost {
     /// PREEMPT_RESCHED_RUN; [`crate::sched::wakeup_preempt_stale_clock`]). None: schedstat's
     /// `run_delay` counts the wait only (the engine before pre23).
     pub preempt_resched_run: Option<u64>,
+    /// The same runs, one per traced preemption (`[machine] preempt_resched_runs`, review52 M1):
+    /// the engine charges the mean of their stale intervals
+    /// ([`crate::sched::wakeup_preempt_stale_mean`]). Empty: [`HostCost::preempt_resched_run`].
+    pub preempt_resched_runs: Vec<u64>,
     /// The runner's own run-queue sampler's CPU (`[machine] runner_sampler`, units of
     /// [`crate::kernel::SCHED_CAPACITY_SCALE`]: CPUs; `memtwin real --on host` records its CPU time,
     /// real.machine.runq_sampler.cpu_s, over the tasks' run): a runnable entity on the CPUs

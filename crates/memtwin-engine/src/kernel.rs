@@ -207,11 +207,11 @@ pub struct Kernel {
     /// [`crate::hostcal::HostCost::end_io_work_run`], wake23): what a task woken by it waits when
     /// it lands on the kworker's CPU ([`crate::sched::end_io_wakee_wait`]); None: never.
     pub end_io_work_run: Option<Nanos>,
-    /// The running task's run from the wake-up of a kworker that preempts it to its switch-out
-    /// (`[machine] preempt_resched_run`, [`crate::hostcal::HostCost::preempt_resched_run`], pre23):
-    /// schedstat's `run_delay` counts it too ([`crate::sched::wakeup_preempt_stale_clock`]); None:
-    /// never.
-    pub preempt_resched_run: Option<Nanos>,
+    /// The stale interval schedstat's `run_delay` counts at each kworker wake-up preemption of the
+    /// running task (pre23): the mean stale clock of the traced runs from the kworker's wake-up to
+    /// the task's switch-out (`[machine] preempt_resched_runs` / `preempt_resched_run`,
+    /// [`crate::sched::wakeup_preempt_stale_mean`]); None: never.
+    pub preempt_stale: Option<Nanos>,
     /// The running task's sleep about to start ([`Kernel::wait_until`]) is ended by a write
     /// completion's `folio_end_writeback()` (set by [`Kernel::woken_by_end_io`], taken by the sleep).
     pub end_io_wake: bool,
@@ -542,7 +542,7 @@ impl Kernel {
             bound_worker_slice: 0,
             vmpressure_work_run: None,
             end_io_work_run: None,
-            preempt_resched_run: None,
+            preempt_stale: None,
             end_io_wake: false,
             rq_tasks: 0,
             rq_own: 0,
@@ -932,8 +932,8 @@ impl Kernel {
             if wait > 0 {
                 // the kworker's wake-up preempted the task, which ran on to its next preemption
                 // point on the wake-up's rq clock: schedstat counts that run as waiting too (pre23)
-                if let Some(g) = self.preempt_resched_run {
-                    self.runq_ns += crate::sched::wakeup_preempt_stale_clock(g, crate::timer::NSEC_PER_JIFFY);
+                if let Some(s) = self.preempt_stale {
+                    self.runq_ns += s;
                 }
             }
             // an eligible task keeps its CPU to its protected slice's end and waits the run then

@@ -943,12 +943,28 @@ pub fn end_io_placement_share(p: &crate::profile::KernelProfile, others: u64, su
 /// preempt_resched_run`, traced: the `sched_wakeup` of the bound kworker to the task's
 /// `sched_switch`); `tick` is `1/HZ`. A run `g` shorter than a tick, begun at a uniform phase of
 /// the tick, holds a tick with chance `g / tick`, which leaves the half after it: `g - g^2 / (2
-/// tick)` on average; a run of a tick or more leaves half a tick. 0 without a run.
+/// tick)` on average; a run of a tick or more leaves half a tick. 0 without a run. An upper bound
+/// (review52 L1): any other `update_rq_clock()` on that CPU within the run (another task enqueued
+/// there, an interrupt's wake-up) refreshes the clock too. Only for a host whose kernel preempts at
+/// the next preemption point (preempt=none or voluntary); under full preemption the run is about
+/// 0 and so is this (review52 L2).
 pub fn wakeup_preempt_stale_clock(resched: Nanos, tick: Nanos) -> Nanos {
     if tick == 0 || resched >= tick {
         return tick / 2;
     }
     resched - (resched as u128 * resched as u128 / (2 * tick as u128)) as Nanos
+}
+
+/// The stale interval schedstat adds to a preempted task's `run_delay` at each kworker wake-up
+/// preemption (pre23): the mean of [`wakeup_preempt_stale_clock`] over the traced runs
+/// (`[machine] preempt_resched_runs`, review52 M1: the expectation over the runs, not the interval
+/// of their median), else that of the one run (`preempt_resched_run`); None without either.
+pub fn wakeup_preempt_stale_mean(hc: &crate::hostcal::HostCost, tick: Nanos) -> Option<Nanos> {
+    if !hc.preempt_resched_runs.is_empty() {
+        let sum: u128 = hc.preempt_resched_runs.iter().map(|&g| wakeup_preempt_stale_clock(g, tick) as u128).sum();
+        return Some((sum / hc.preempt_resched_runs.len() as u128) as Nanos);
+    }
+    hc.preempt_resched_run.map(|g| wakeup_preempt_stale_clock(g, tick))
 }
 
 // ---- end of pre23's section ----
@@ -1103,7 +1119,7 @@ impl Simulation {
         // the write completion's work that wakes a reclaiming writer (end_io_wakee_wait, wake23)
         k.end_io_work_run = scn.machine.host_cost.end_io_work_run;
         // the preempted task's run from the kworker's wake-up to its switch-out (pre23)
-        k.preempt_resched_run = scn.machine.host_cost.preempt_resched_run;
+        k.preempt_stale = wakeup_preempt_stale_mean(&scn.machine.host_cost, crate::timer::NSEC_PER_JIFFY);
         k.kworker_rand = crate::lru_gen::memcg_lru_rand_seed(scn.boot_seed ^ KWORKER_RAND_SALT);
         k.lruvecs = (0..scn.machine.nodes as usize).map(|n| crate::mmzone::Lruvec::new(n, k.profile.lru_gen, k.now)).collect();
         k.lru_stats = Default::default();

@@ -1129,6 +1129,22 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         None => {}
                     }
                 }
+                // The same runs one per traced preemption (review52 M1): the engine takes the mean of
+                // each run's stale interval, the mechanism's expectation, not the interval of one run.
+                if let Some(v) = t.get("preempt_resched_runs") {
+                    let fix = "write each traced run from the kworker's wake-up to the preempted task's switch-out, such as [\"179us\", \"240us\"] (summarize_bound.py --runs-json)";
+                    let runs = sample_array(cx, v, "machine.preempt_resched_runs", "durations", fix, |cx, it| match get_duration(cx, it, "a machine.preempt_resched_runs run") {
+                        Some(d) if !(100..=100_000_000).contains(&d) => {
+                            cx.err(&it.loc, format!("a machine.preempt_resched_runs run is {d} ns, outside 100ns to 100ms"), fix);
+                            None
+                        }
+                        other => other,
+                    });
+                    if t.get("preempt_resched_run").is_some() {
+                        cx.err(&v.loc, "machine.preempt_resched_runs beside machine.preempt_resched_run", "give one of them: the traced runs, or one run");
+                    }
+                    machine.host_cost.preempt_resched_runs = runs;
+                }
                 if let Some(v) = t.get("runner_sampler") {
                     let fix = "write the CPUs the runner's run-queue sampler kept busy, a number from 0 to 1000 such as 0.2 (its CPU time over the tasks' run: memtwin real --on host records it as real.machine.runq_sampler.cpu_s)";
                     match v.v {
@@ -1172,7 +1188,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         None => {}
                     }
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "vcpu_stall", "vcpu_stall_interval", "background_runnable", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "reclaim_call_spans", "loop_read_window", "loop_read_window_spans", "loop_worker_run", "vmpressure_work_run", "end_io_work_run", "preempt_resched_run", "runner_sampler", "anon_fault_ns", "clear_page_ns", "zap_page_ns", "submit_io_slowdown", "nonmovable_free"]);
+                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "vcpu_stall", "vcpu_stall_interval", "background_runnable", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "reclaim_call_spans", "loop_read_window", "loop_read_window_spans", "loop_worker_run", "vmpressure_work_run", "end_io_work_run", "preempt_resched_run", "preempt_resched_runs", "runner_sampler", "anon_fault_ns", "clear_page_ns", "zap_page_ns", "submit_io_slowdown", "nonmovable_free"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),

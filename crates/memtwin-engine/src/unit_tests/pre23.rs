@@ -52,7 +52,7 @@ fn a_vmpressure_preemption_adds_the_stale_clock_to_run_delay_only_6_18() {
     let t0 = k.now;
     k.vmpressure_tree(w, 512);
     assert_eq!((k.runq_ns, k.now - t0), (10_000, 10_000), "without the key: the run only (the engine before pre23)");
-    k.preempt_resched_run = Some(180_000);
+    k.preempt_stale = crate::sched::wakeup_preempt_stale_mean(&crate::hostcal::HostCost { preempt_resched_run: Some(180_000), ..Default::default() }, crate::timer::NSEC_PER_JIFFY);
     let (r1, t1) = (k.runq_ns, k.now);
     k.vmpressure_tree(w, 512);
     assert_eq!((k.runq_ns - r1, k.now - t1), (10_000 + 175_950, 10_000), "the run, and the stale clock in run_delay only");
@@ -120,4 +120,30 @@ fn bad_preempt_resched_run_is_refused_with_the_place_and_the_fix() {
     }
     let ok = crate::Document::from_toml("s.toml", &toml("preempt_resched_run = \"180us\"")).unwrap().resolve(None, &[]).unwrap();
     assert_eq!(ok.machine.host_cost.preempt_resched_run, Some(180_000));
+}
+
+/// review52 M1: with the traced runs (`[machine] preempt_resched_runs`) the stale interval charged
+/// at each preemption is the mean of each run's (`wakeup_preempt_stale_clock()`, 6.18
+/// `wakeup_preempt()` -> `rq_clock_skip_update()`), not the interval of their median: runs 100 us,
+/// 180 us and 8 ms at HZ=250 give (98.75 + 175.95 + 2000) / 3 = 758.23 us, where the median's
+/// 175.95 us. The scalar key alone gives its own interval; both keys are refused with the fix;
+/// a run outside 100 ns to 100 ms is refused. Fails if the engine takes the median or the mean run.
+#[test]
+fn the_stale_interval_is_the_mean_over_the_traced_runs_6_18() {
+    use crate::hostcal::HostCost;
+    use crate::sched::wakeup_preempt_stale_mean;
+    let tick = crate::timer::NSEC_PER_JIFFY;
+    let hc = HostCost { preempt_resched_runs: vec![100_000, 180_000, 8_000_000], ..Default::default() };
+    assert_eq!(wakeup_preempt_stale_mean(&hc, tick), Some((98_750 + 175_950 + 2_000_000) / 3));
+    let one = HostCost { preempt_resched_run: Some(180_000), ..Default::default() };
+    assert_eq!(wakeup_preempt_stale_mean(&one, tick), Some(175_950));
+    assert_eq!(wakeup_preempt_stale_mean(&HostCost::default(), tick), None);
+    let toml = |m: &str| format!("[scenario]\nname = \"h\"\n[machine]\nram = \"256M\"\n{m}\n[kernel]\nprofile = \"linux-6.18\"\n[tasks.t]\nops = [{{ op = \"sleep\", duration = \"1ms\" }}]\n");
+    let doc = |m: &str| crate::Document::from_toml("s.toml", &toml(m)).unwrap().resolve(None, &[]);
+    let ok = doc("preempt_resched_runs = [\"100us\", \"180us\", \"8ms\"]").unwrap();
+    assert_eq!(ok.machine.host_cost.preempt_resched_runs, vec![100_000, 180_000, 8_000_000]);
+    let both = doc("preempt_resched_runs = [\"100us\"]\npreempt_resched_run = \"180us\"").unwrap_err().to_string();
+    assert!(both.contains("machine.preempt_resched_runs beside machine.preempt_resched_run") && both.contains("give one of them"), "{both}");
+    let bad = doc("preempt_resched_runs = [\"100us\", \"1ns\"]").unwrap_err().to_string();
+    assert!(bad.contains("a machine.preempt_resched_runs run is 1 ns, outside 100ns to 100ms"), "{bad}");
 }

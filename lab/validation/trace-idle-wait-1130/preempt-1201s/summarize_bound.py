@@ -86,6 +86,7 @@ def summarize(rundir):
     for a in A:
         queued[(a[1], a[4])].append((int(a[0]), a[6], a[5]))
     print(f"== {os.path.basename(rundir.rstrip('/'))}  roles: " + ", ".join(f"{r} {p}" for p, r in roles.items()))
+    out = {}
     for role in ("writer", "reader"):
         pid = inv[role]
         mine = [(p, q) for p, q in rows if p[1] == pid]
@@ -129,13 +130,27 @@ def summarize(rundir):
                       f" mean {sum(g)/len(g)/1e3:.1f}, p90 {g[int(len(g) * 0.9)]/1e3:.1f}, max {g[-1]/1e3:.0f}; stale interval at"
                       f" HZ=250: per-sample mean {sum(stale(x) for x in g)/len(g)/1e3:.1f} us, sum {sum(stale(x) for x in g)/1e6:.2f} ms;"
                       f" of the median {stale(med(g))/1e3:.1f} us")
+        out[role] = {k: sorted(d["gap"]) for k, d in tab.items() if d["gap"]}
     runs = collections.defaultdict(list)
     for e in E:
         runs[e[4]].append(int(e[5]))
     print(" bound works over the trace (runs, mean us, median us): " + "; ".join(
         f"{k} {len(v)}, {sum(v)/len(v)/1e3:.1f}, {med(v)/1e3:.1f}" for k, v in sorted(runs.items(), key=lambda kv: -len(kv[1]))[:10]))
+    return out
 
 
 if __name__ == "__main__":
-    for d in sys.argv[1:]:
-        summarize(d)
+    # --runs-json FILE (review52 M1): also write every traced run from the bound kworker's wake-up to the preempted
+    # task's switch-out, per run directory, role and first work's function, in ns, sorted (make_queue_scenarios.py
+    # reads the writer's vmpressure_work_fn runs of b1 as machine.preempt_resched_runs)
+    args, dump = sys.argv[1:], None
+    if "--runs-json" in args:
+        i = args.index("--runs-json")
+        dump, args = args[i + 1], args[:i] + args[i + 2:]
+    got = {os.path.basename(d.rstrip("/")): summarize(d) for d in args}
+    if dump:
+        import json
+        with open(dump + ".tmp", "w") as f:
+            json.dump(got, f, indent=1, sort_keys=True)
+            f.write("\n")
+        os.replace(dump + ".tmp", dump)
