@@ -892,13 +892,15 @@ PREEMPT_OVER_WHY = ("the engine's writer waits MORE than the host's since pre23 
 PREEMPT_OVER = {("host-queue-rw-msk", "msk-1280", "write", "sched.run_delay_s"),
                 ("host-queue-rw-msk", "msk-128", "write", "sched.run_delay_s"),
                 ("host-queue-rw-seq", "none", "write", "sched.run_delay_s"),
+                ("host-queue-rw-wbt", "wbt-0", "write", "sched.run_delay_s"),
+                ("host-queue-rw-rand-idle", "none", "write", "sched.run_delay_s"),
+                ("host-queue-rw-rand-idle", "mq-deadline", "write", "sched.run_delay_s"),
                 ("host-queue-rw-wbt-unthrottled", "wbt-0", "write", "sched.run_delay_s")}
-# Within since pre23: their known out dropped as validate requires; why it is no evidence, in PREEMPT23_NOTE.
+# Within since pre23: their known out dropped as validate requires; why it is no evidence, in PREEMPT23_NOTE. Since
+# review52 M1 (the mean stale interval of b1's 160 runs, 194.8 us, where pre23 gave that of their median, 176.0 us)
+# rw-wbt wbt-0 and rw-rand-idle none / mq-deadline are over again (PREEMPT_OVER).
 PREEMPT_WITHIN = {("host-queue-rw-seq", "mq-deadline", "write", "sched.run_delay_s"),
-                  ("host-queue-rw-wbt", "wbt-2000", "write", "sched.run_delay_s"),
-                  ("host-queue-rw-wbt", "wbt-0", "write", "sched.run_delay_s"),
-                  ("host-queue-rw-rand-idle", "none", "write", "sched.run_delay_s"),
-                  ("host-queue-rw-rand-idle", "mq-deadline", "write", "sched.run_delay_s")}
+                  ("host-queue-rw-wbt", "wbt-2000", "write", "sched.run_delay_s")}
 PREEMPT23_WITHIN_WHY = ("Not evidence: the engine counts the stale clock at about twice the host's vmpressure preemptions "
                         "(PREEMPT_OVER_WHY), which makes up for what it does not model (the waits behind the sampler and "
                         "the reader, the completion kworker's placement).")
@@ -924,6 +926,18 @@ PREEMPT23_NOTE = {
                                       "(wbt-2000, +244.4% against 50.0) and 35.2 -> 115.4 ms (wbt-0, +177.8% against 41.5: "
                                       "out again, the engine over: PREEMPT_OVER_WHY)."],
 }
+# review52 M1 (the lead, `memtwin validate --recorded`, 2026-12-01 08:15): the mean stale interval of b1's 160 runs
+# (machine.preempt_resched_runs, 194.8 us) in place of that of their median (176.0 us).
+M1 = "review52 M1 (machine.preempt_resched_runs: the mean stale interval of b1's 160 traced runs, 194.8 us, not that of their median, 176.0 us): the writer's sched.run_delay_s "
+for _name, _txt in {
+    "host-queue-rw-msk": "73.9 -> 81.1 ms (msk-1280, +42.1%) and 74.2 -> 81.4 ms (msk-128, +60.7%): known outs.",
+    "host-queue-rw-seq": "74.4 -> 81.5 ms (none, +42.6%: known out) and 74.6 -> 81.7 ms (mq-deadline, +8.8%: within, no evidence).",
+    "host-queue-rw-wbt": "74.7 -> 81.8 ms (wbt-2000, +18.5%: within, no evidence) and 74.0 -> 81.2 ms (wbt-0, +27.2%: out, a known out again: PREEMPT_OVER_WHY).",
+    "host-queue-rw-rand-idle": "72.0 -> 79.3 ms (none, +22.3%) and 72.3 -> 79.6 ms (mq-deadline, +25.4%): out, known outs again (PREEMPT_OVER_WHY).",
+    "host-queue-rw-seq-unthrottled": "174.3 -> 183.0 ms (none, +216.6%) and 182.4 -> 191.0 ms (mq-deadline, +245.5%).",
+    "host-queue-rw-wbt-unthrottled": "172.0 -> 180.9 ms (wbt-2000, +262.2%) and 115.4 -> 124.0 ms (wbt-0, +198.5%).",
+}.items():
+    PREEMPT23_NOTE[_name].append(M1 + _txt)
 
 
 # The build the kworker figures above were traced on (review49 M1): LOOP_WORKER_RUN (loaded), LOOP_WORKER_RUN_QUIET
