@@ -10,6 +10,9 @@ one scaling at a time over every recording (a recording without them is left as 
 
     PYTHONPATH=$PWD/python python3 lab/validation/trio-spans-1201/check_reclaim.py OUTDIR NAME POINT...
 
+The set's tag is `v669r` unless CHECK_SET names another (cmp21b, 2026-12-01: `CHECK_SET=v669t` for the lead's
+quiet set of 08:02-08:08 UTC, /work/quiet/s51/trio/; the code is otherwise unchanged).
+
 POINT: `in` (validate's inputs), `seed6`/`seed12`/`seed18`, `dev0.97` .. `dev1.03`, `rec0.97` .. `rec1.03`, or
 `all`. One line per point: every pass's read_bytes (engine median, kernel median, difference), every metric out of
 tolerance (validate's own verdict, Row.ok), and whether validate gave the reclaim spans (reclaim-spans-rule.md 2:
@@ -25,7 +28,9 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from memtwin.validate import validate_file  # noqa: E402
 
-TAG = "v669r"
+TAG = os.environ.get("CHECK_SET", "v669r")
+if not re.fullmatch(r"v669[a-z]", TAG):
+    raise SystemExit(f"CHECK_SET={TAG!r}: a set tag such as v669t (real/NAME-TAG1..6.json)")
 SCALINGS = (0.97, 0.98, 0.99, 1.01, 1.02, 1.03)
 ALL = ["in", "seed6", "seed12", "seed18"] + [f"dev{s}" for s in SCALINGS] + [f"rec{s}" for s in SCALINGS]
 
