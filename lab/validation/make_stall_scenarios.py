@@ -10,8 +10,8 @@ on the loop device). The host itself has no swap device (free: Swap 0), but the 
 puts a swap file on the run's image when a scenario asks for one ([machine] swap:
 real.HostRun._swap, as host-swap-retouch does). The copy scenarios ask for none; the issue's
 anonymous hog, whose memory could only be swapped (under the limit without swap it would be
-OOM-killed), is host-stall-hog-swap's, with a swap file (validation-pending: three recordings on
-a loaded host, HOG_NOTE).
+OOM-killed), is host-stall-hog-swap's, with a swap file (validation-pending: compared with the lead's quiet
+set recorded with hog23b's runner, RUNNER_SETS; HOG_NOTE, HOG_RESULT).
 
 The disk is the host runner's ext4 image on a loop device, throttled with blk-throttle to the
 scenario's bandwidth (real.HostRun._throttle). `memtwin calibrate --throttle 200M,150M` gave
