@@ -42,7 +42,9 @@ def test_each_hostcal_scenario_compares_its_quiet_calibrated_set():
         path = scenario_path(name)
         with open(path, "rb") as f:
             doc = tomllib.load(f)
-        want = [f"real/{name}-v669h{r}.json" for r in rounds]
+        # hogk23: hog-swap's compared set is the one recorded with hog23b's runner (RUNNER_SETS), v669h kept
+        want = [f"real/{name}-{g.suffix(name)}{r}.json" for r in g.set_rounds(name)]
+        assert g.suffix(name) == ("v669k" if name == "host-stall-hog-swap" else "v669h"), name
         assert doc["validation"]["recorded"] == want, (name, doc["validation"]["recorded"])
         # rule 2: no ROUND_WHY known_out against a set with the anonymous-fault costs
         for k in doc["validation"].get("known_out", []):
@@ -76,3 +78,31 @@ def test_the_older_sets_are_kept_beside_the_compared_one():
     d = os.path.dirname(scenario_path("host-stall-hog-swap"))
     for i in range(1, g.HOG_RUNS + 1):
         assert os.path.exists(os.path.join(d, "real", f"host-stall-hog-swap-run{i}.json")), i
+
+
+def test_hog_swap_compares_the_quiet_set_of_hog23b_runner_rounds_below_load_2():
+    """hogk23 (lab/validation/trace-hog-swap-1130/hogk23/README.md): host-stall-hog-swap compares the lead's quiet set
+    recorded with hog23b's runner (real.folio_scan_blocked(): the memcg folio scan only once every other task of the run
+    is over), rounds 1-5: host-set-rule.md 1 as written, /proc/loadavg below 2 at every compared run's start
+    (host_cost.loadavg_before) and end (real.loadavg); round 6 (2.12 at its end) and v669h1..6 (the old runner) kept."""
+    g = generator()
+    name = "host-stall-hog-swap"
+    path = scenario_path(name)
+    with open(path, "rb") as f:
+        doc = tomllib.load(f)
+    assert doc["validation"]["recorded"] == [f"real/{name}-v669k{r}.json" for r in (1, 2, 3, 4, 5)]
+    for rel in validate.recorded_paths(path, doc["validation"]):
+        with open(rel) as f:
+            rec = json.load(f)["variants"]["default"]
+        real = rec["real"]
+        assert "only once every other task of the run is over" in real["folios_source"], rel
+        assert real["machine"]["host_cost"]["loadavg_before"][0] < 2 and real["loadavg"][0] < 2, rel
+        scanned = [s["name"] for s in rec["steps"] if "folio_scan_s" in s]
+        assert len(scanned) == 1, (rel, scanned)  # only the last task's last step
+        for s in rec["steps"]:
+            assert "at_s" in s and ("folios_skipped" in s or "folio_scan_s" in s), (rel, s["name"])
+    d = os.path.dirname(path)
+    for f in [f"{name}-v669k6.json"] + [f"{name}-v669h{r}.json" for r in g.HOSTCAL_SETS[name]]:
+        assert os.path.exists(os.path.join(d, "real", f)), f
+    with open(os.path.join(d, "real", f"{name}-v669k6.json")) as f:
+        assert json.load(f)["variants"]["default"]["real"]["loadavg"][0] >= 2  # why round 6 is not compared
