@@ -579,6 +579,11 @@ def test_large_folio_recordings_were_taken_on_the_file_system_they_name():
             assert {s["name"] for s in res["steps"]} == set(scn.doc.step_names(v if v != "default" else None)), p
             large = 0
             for st in res["steps"]:
+                if "folios" not in st:
+                    # hog23b's runner scans a run with several tasks only after every other task ended: the
+                    # step says why it has none (real.folio_scan_blocked), and the last step has them
+                    assert st.get("folios_skipped") and len({x["task"] for x in res["steps"]}) > 1, (p, st["name"])
+                    continue
                 fol = st["folios"]
                 assert fol["file_pages"] == sum(n << int(o) for o, n in fol["file"].items()), (p, st["name"])
                 large += sum(n for o, n in fol["file"].items() if int(o) > 0)
