@@ -876,7 +876,7 @@ def preempt_resched_runs():
 # machine.preempt_resched_run (PREEMPT_RESCHED_RUN; sched.rs wakeup_preempt_stale_clock). The engine OVER the host's
 # where the stale clock is counted at each of the engine's vmpressure preemptions, about twice the host's.
 PREEMPT_OVER_WHY = ("the engine's writer waits MORE than the host's since pre23 (sched.rs wakeup_preempt_stale_clock, "
-                    "machine.preempt_resched_run 180 us): schedstat counts the writer's run from the vmpressure kworker's "
+                    "machine.preempt_resched_runs: b1's 160 runs, their mean stale interval 194.8 us, review52 M1): schedstat counts the writer's run from the vmpressure kworker's "
                     "wake-up to its switch-out as run_delay (6.18 wakeup_preempt() -> rq_clock_skip_update(): the switch at "
                     "the writer's next cond_resched() runs on the wake-up's rq clock; traced, trace-idle-wait-1130/preempt-1201s: "
                     "the lead's s51 traces count 24-49 ms a run of run_delay in no traced wait, pre23's b1 trace 160 such "
@@ -1107,6 +1107,11 @@ cgroup = "R"
     for (var, st, m), why in known.items():
         why = why.replace('"', "'")
         body += "\n[[validation.known_out]]\n" + (f'variant = "{var}"\n' if var else "") + f'step = "{st}"\nmetric = "{m}"\nwhy = "{why}"\n'
+    # the rows within only through the engine's doubled preemption count (review52 M2): marked, not counted as agreement
+    for (n, var, st, m) in sorted(PREEMPT_WITHIN):
+        if n == name and (var, st, m) not in known and is_idle(name) and bgs and len(bgs) == len(variants):
+            why = PREEMPT23_WITHIN_WHY.replace('"', "'")
+            body += "\n[[validation.not_evidence]]\n" + f'variant = "{var}"\nstep = "{st}"\nmetric = "{m}"\nwhy = "{why}"\n'
     devwhy = ("the runner's loop device under its blk-throttle rules, as make_stall_scenarios.py calibrated\n# them (memtwin calibrate --on host --throttle 200M,150M, 2026-11-28)" if throttled else
               "the runner's loop device unthrottled (queue_depth, no blk_throttle), its queue the host's one\n# loop device table (lab/validation/loop_table.py)")
     # scenario_text's head (this host's machine and kernel, ext4 with mkfs.ext4's default features),

@@ -460,7 +460,7 @@ def cmd_validate(a) -> int:
 
     if not a.recorded and not a.on:
         raise ScenarioError("validate: error: say where the real side comes from\n  fix: add --recorded, --on host or --on qemu", [])
-    bad, known = 0, []
+    bad, known, no_ev = 0, [], []
     for path in a.files:
         print(f"{path}:")
         rows, outcomes, skipped = validate_file(path, a.on, a.recorded, kernel=a.kernel, scratch=a.scratch, workdir=a.workdir, timeout=a.timeout)
@@ -470,8 +470,12 @@ def cmd_validate(a) -> int:
             print(wrap(f"  {o.status}  {o.name}: {o.detail}", " " * 8))
         bad += sum(r.counts_as_bad for r in rows) + sum(not (o.ok or o.skipped) for o in outcomes)
         known += [r for r in rows if r.known and not r.ok]
+        no_ev += [r for r in rows if r.not_evidence and r.ok and not r.known]
         print()
     tail = f" ({len(known)} known disagreement(s), each with its cause in the scenario's [[validation.known_out]])" if known else ""
+    if no_ev:
+        tail += (f"; {len(no_ev)} within only through a compensating error, not counted as agreement (each with why in "
+                 f"[[validation.not_evidence]])")
     print(wrap(("every metric within tolerance" if not bad else f"{bad} metric(s) out of tolerance") + tail, "  "))
     return 1 if bad else 0
 

@@ -75,6 +75,9 @@ class Row:
     # (`Bimodal`); sims then holds every engine boot's value (more boots than recordings) and
     # sim/real are the medians among the boots in the event mode
     bimodal: Optional["Bimodal"] = None
+    # within its tolerance only through a documented compensating error: why it is no evidence
+    # ([[validation.not_evidence]], review52 M2); printed per row and not counted as agreement
+    not_evidence: Optional[str] = None
 
     @property
     def diff(self) -> Optional[float]:
@@ -296,20 +299,21 @@ def _bimodal_row(first, spec: BimodalSpec, sims: list, reals: list, sim_by: list
     return row
 
 
-def known_out(spec: dict, where: str) -> dict:
+def known_out(spec: dict, where: str, key: str = "known_out") -> dict:
     """`[[validation.known_out]]`: {(variant or None, step, metric): why} of the disagreements
-    the scenario documents, each with its cause."""
+    the scenario documents, each with its cause (`key = "not_evidence"`: the rows within only
+    through a documented compensating error, [[validation.not_evidence]], review52 M2)."""
     out = {}
-    entries = spec.get("known_out", [])
+    entries = spec.get(key, [])
     if not isinstance(entries, list):
-        raise _err(f"{where}.known_out", "known_out must be an array of tables", 'write [[validation.known_out]] with step, metric and why')
+        raise _err(f"{where}.{key}", f"{key} must be an array of tables", f'write [[validation.{key}]] with step, metric and why')
     for i, e in enumerate(entries):
-        w = f"{where}.known_out[{i}]"
+        w = f"{where}.{key}[{i}]"
         if not isinstance(e, dict) or not {"step", "metric", "why"} <= set(e) or set(e) - {"step", "metric", "why", "variant"}:
-            raise _err(w, "each known_out entry needs step, metric and why (and may name a variant)",
+            raise _err(w, f"each {key} entry needs step, metric and why (and may name a variant)",
                        'write { step = "STEP", metric = "METRIC", why = "what causes it" }')
         if not str(e["why"]).strip():
-            raise _err(w, "why is empty", "say what causes the disagreement")
+            raise _err(w, "why is empty", "say what causes the disagreement" if key == "known_out" else "say why the agreement is no evidence")
         out[(e.get("variant"), e["step"], e["metric"])] = str(e["why"])
     return out
 
@@ -456,7 +460,7 @@ def format_rows(rows: list) -> str:
             if r.known:
                 marks.append("known out" if not r.ok else "ok, listed as known out: remove it from known_out")
             else:
-                marks.append("ok" if r.ok else ("MISSING" if r.diff is None and r.bimodal is None else "OUT"))
+                marks.append(("ok, not evidence" if r.not_evidence else "ok") if r.ok else ("MISSING" if r.diff is None and r.bimodal is None else "OUT"))
         out.append(f"variant {variant}:")
         out.append(render([label("step", [r.step for r in rs]), label("metric", [r.metric for r in rs]),
                            Col("simulated", [fmt_value(r.sim) for r in rs]), Col("real", [fmt_value(r.real) for r in rs]),
@@ -547,6 +551,12 @@ def validate_file(path: str, on: Optional[str], recorded: bool, out=print, kerne
         where = f"{path}: validation"
         tol = tolerances(spec, where)
         known = known_out(spec, where)
+        no_evidence = known_out(spec, where, "not_evidence")
+        both = sorted(set(known) & set(no_evidence), key=str)
+        if both:
+            raise _err(f"{where}.not_evidence", f"{both[0][2]} of step {both[0][1]}"
+                       + (f", variant {both[0][0]}," if both[0][0] else "") + " is listed in known_out too",
+                       "list a row in one of them: known_out when it is out, not_evidence when it is within only by a compensating error")
         bimodal = bimodal_specs(spec, where, tol, scn.doc.locate, [v for v in declared if v])
         only = spec.get("steps")
         if recorded:
@@ -582,6 +592,8 @@ def validate_file(path: str, on: Optional[str], recorded: bool, out=print, kerne
             bar(len(declared), len(declared))
         finally:
             bar.close()
+        for r in rows:
+            r.not_evidence = no_evidence.get((r.variant, r.step, r.metric)) or no_evidence.get((None, r.step, r.metric))
     if pub_checks:
         results = {v or "default": run(scn, variant=v) for v in declared}
         outcomes = evaluate(scn.published, results, path)

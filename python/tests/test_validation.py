@@ -615,3 +615,39 @@ def test_a_set_mixing_the_runners_before_and_after_hog23b_is_named():
     assert folio_scan_runner_mix([new, new]) == [] and folio_scan_runner_mix([old, old]) == []
     assert folio_scan_runner_mix([rec(FOLIOS_SOURCE, ("t",)), rec(FOLIOS_SOURCE + HOST_FOLIOS_WHEN, ("t",))]) == []
     assert folio_scan_runner_mix([rec(None), new]) == []
+
+
+def test_not_evidence_rows_are_marked_and_refused_beside_known_out():
+    """review52 M2: [[validation.not_evidence]] is read as known_out is (variant, step, metric, why; errors name the
+    entry and the fix), a row listed in both is refused by validate_file, and format_rows marks a within row
+    listed there "ok, not evidence" (an out row stays OUT). Fails if the mark or the refusal goes."""
+    import pytest
+    from memtwin.validate import Row, format_rows, known_out
+
+    spec = {"not_evidence": [{"variant": "v", "step": "write", "metric": "sched.run_delay_s", "why": "compensates"}]}
+    assert known_out(spec, "s.toml: validation", "not_evidence") == {("v", "write", "sched.run_delay_s"): "compensates"}
+    with pytest.raises(Exception) as e:
+        known_out({"not_evidence": [{"step": "write", "metric": "m", "why": " "}]}, "s.toml: validation", "not_evidence")
+    assert "not_evidence[0]" in str(e.value) and "why is empty" in str(e.value)
+    ok = Row("v", "write", "sched.run_delay_s", 1.05, 1.0, 0.2, 0, not_evidence="compensates")
+    out = Row("v", "write", "elapsed_s", 2.0, 1.0, 0.2, 0, not_evidence="compensates")
+    text = format_rows([ok, out])
+    assert "ok, not evidence" in text and "OUT" in text
+
+
+def test_a_row_in_known_out_and_not_evidence_is_refused(tmp_path):
+    import shutil
+    import pytest
+    from memtwin.validate import validate_file
+
+    src = os.path.join(ROOT, "scenarios", "validation", "host-queue-rw-wbt.toml")
+    d = tmp_path / "validation"
+    shutil.copytree(os.path.dirname(src), d, ignore=lambda p, names: [n for n in names if n.endswith(".toml") and n != "host-queue-rw-wbt.toml"])
+    p = d / "host-queue-rw-wbt.toml"
+    text = p.read_text()
+    i = text.index("[[validation.not_evidence]]")
+    entry = text[i:].split("\n\n")[0]
+    p.write_text(text + "\n" + entry.replace("not_evidence", "known_out") + "\n")
+    with pytest.raises(Exception) as e:
+        validate_file(str(p), None, True)
+    assert "is listed in known_out too" in str(e.value) and "list a row in one of them" in str(e.value)
