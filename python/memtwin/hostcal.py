@@ -92,7 +92,7 @@ import subprocess
 import time
 from typing import Callable, Optional
 
-from memtwin.real import _loadavg, _write
+from memtwin.real import _loadavg, _write, signals_held
 
 READ_FILE_BYTES = 64 << 20
 READ_BS = 128 << 10
@@ -118,19 +118,34 @@ TRACE_LINE = re.compile(r"^\s*(.+?)-(\d+)\s+\[\d+\]\s+\S+\s+([\d.]+): (\w+): (.*
 
 
 def _write_file(path: str, size: int, wbs: int) -> int:
-    """Create `path` with `size` bytes of random data written `wbs` bytes a pwrite(); its fd."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    """Create `path` with `size` bytes of random data written `wbs` bytes a pwrite(); its fd.
+    The caller makes it inside the `try:` whose `finally` removes it (_remove()): a signal
+    between this return and that `try:` would leave the file (review52 L5)."""
+    fd = None
     try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
         block = os.urandom(1 << 20)
         for off in range(0, size, 1 << 20):
             for o in range(0, 1 << 20, wbs):
                 os.pwrite(fd, block[o:o + wbs], off + o)
+    except FileExistsError:
+        raise  # O_EXCL: the file is not this call's
     except BaseException:
-        # ENOSPC, a signal: neither the fd nor a half-written file outlives the failure
-        os.close(fd)
-        os.unlink(path)
+        # ENOSPC, a signal (in os.open() too, after the file was made): neither the fd nor a
+        # half-written file outlives the failure
+        if fd is not None:
+            os.close(fd)
+        _remove(path)
         raise
     return fd
+
+
+def _remove(path: str) -> None:
+    """Unlink a calibration file if it is there (made, or about to be, inside the caller's `try:`)."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def sys_ns_per_page(fd: int, size: int, passes: int, bs: int = READ_BS) -> float:
@@ -168,8 +183,9 @@ def read_ns_by_order(d: str, orders=READ_ORDERS, size: int = READ_FILE_BYTES, pa
     out = {}
     for order in orders:
         path = os.path.join(d, f"memtwin-hostcal-read-o{order}")
-        fd = _write_file(path, size, 4096 << order)
+        fd = None
         try:
+            fd = _write_file(path, size, 4096 << order)
             # written back before the timed reads: no flusher writes it meanwhile, and none holds
             # its inode when it is unlinked (the flusher's iput() would then evict it later, during
             # the scenario, its page-cache deletions counted in the first step's folio events)
@@ -178,8 +194,9 @@ def read_ns_by_order(d: str, orders=READ_ORDERS, size: int = READ_FILE_BYTES, pa
             xs = [sys_ns_per_page(fd, size, passes) for _ in range(samples)]
             out[order] = round(statistics.median(xs))
         finally:
-            os.close(fd)
-            os.unlink(path)
+            if fd is not None:
+                os.close(fd)
+            _remove(path)
     return out
 
 
@@ -217,15 +234,15 @@ def loop_read_window_ns(d: str, windows: int = WINDOWS) -> dict:
     read} (the second left out, with why under "thp_unavailable", when THP gives no buffer). The
     file unlinked after."""
     path = os.path.join(d, "memtwin-hostcal-window")
-    fd = _write_file(path, windows * WINDOW_BYTES, 1 << 20)
+    out, huge, buf = {}, None, None
     try:
-        os.fsync(fd)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    finally:
-        os.close(fd)
-    buf = mmap.mmap(-1, WINDOW_BYTES)  # page-aligned, as O_DIRECT wants
-    out, huge = {}, None
-    try:
+        fd = _write_file(path, windows * WINDOW_BYTES, 1 << 20)
+        try:
+            os.fsync(fd)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+        buf = mmap.mmap(-1, WINDOW_BYTES)  # page-aligned, as O_DIRECT wants
         try:
             huge = huge_buffer(WINDOW_BYTES)
         except (OSError, ValueError) as e:
@@ -251,8 +268,9 @@ def loop_read_window_ns(d: str, windows: int = WINDOWS) -> dict:
         if huge:
             huge[1].release()
             huge[0].close()
-        buf.close()
-        os.unlink(path)
+        if buf is not None:
+            buf.close()
+        _remove(path)
 
 
 def readahead_window_ns(d: str, ra_path: str, windows: int = WINDOWS) -> int:
@@ -301,8 +319,7 @@ def readahead_window_ns(d: str, ra_path: str, windows: int = WINDOWS) -> int:
         except OSError:
             pass
         for p in paths:
-            if os.path.exists(p):
-                os.unlink(p)
+            _remove(p)
 
 
 DEVICE_EVENTS = ("block/block_rq_issue", "block/block_rq_complete")
@@ -406,8 +423,12 @@ def device_trace_start(run) -> str:
     with open(f"/sys/block/{os.path.basename(run.loop)}/dev") as f:
         major, minor = (int(x) for x in f.read().split(":"))
     inst = os.path.join(tracefs, "instances", f"memtwin-{run.id}-device")
-    os.mkdir(inst)
-    run.traces["device"] = inst
+    run.traces["device"] = inst  # before the mkdir (review52 L5): the runner's cleanup takes a missing one for gone
+    try:
+        os.mkdir(inst)
+    except OSError:
+        run.traces.pop("device", None)
+        raise
     _write(os.path.join(inst, "buffer_size_kb"), "8192")
     _write(os.path.join(inst, "trace_clock"), "mono")
     for ev in DEVICE_EVENTS:
@@ -527,9 +548,9 @@ def reclaim_trace_start(run, pids: list, isolate: bool = False) -> str:
     if not pids:
         raise ValueError("no task to trace")
     inst = os.path.join(tracefs, "instances", f"memtwin-{run.id}-reclaim")
-    os.mkdir(inst)
-    run.traces["reclaim"] = inst
+    run.traces["reclaim"] = inst  # before the mkdir (review52 L5)
     try:
+        os.mkdir(inst)
         _write(os.path.join(inst, "buffer_size_kb"), str(RECLAIM_TRACE_KB))
         _write(os.path.join(inst, "trace_clock"), "mono")
         own = " || ".join(f"common_pid == {p}" for p in pids)
@@ -605,12 +626,19 @@ def reclaim_trace_finish(run, inst: str, pids: list, calls: Optional[float] = No
         reclaim_trace_stop(run, inst)
 
 
-def _read_child(path: str, procs: str, go_r: int, parent: int) -> None:
-    """In a forked child: die with the runner (a SIGKILLed runner must not leave it reading in
-    the memcg), join the memcg, wait for the go, read `path` once with 128 KiB reads."""
+def _read_child(path: str, procs: str, go_r: int, parent: int, go_w: Optional[int] = None, mask=None) -> None:
+    """In a forked child: close the pipe's write end `go_w`, die with the runner (a SIGKILLed
+    runner must not leave it reading in the memcg), put back the signal mask `mask` (forked
+    under signals_held()), join the memcg, wait for the go, read `path` once with 128 KiB reads.
+    Never returns."""
     try:
+        if go_w is not None:
+            os.close(go_w)
         from memtwin.real import die_with_parent
         die_with_parent(parent)
+        if mask is not None:
+            import signal
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         with open(procs, "w") as f:
             f.write(str(os.getpid()))
         os.read(go_r, 1)
@@ -663,30 +691,26 @@ def reclaim_reads_until(read_one: Callable[[str], tuple], n_min: int = None, rea
             out["by_read"].append([kind, caught(kind, rs), begun])
 
 
-def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, children: list) -> dict:
+def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, children: list,
+                    sysfs: str = "/sys/block", blkio: str = "/sys/fs/cgroup/blkio") -> dict:
     """M13's figure on this host (module doc): `run` is the HostRun (its loop device, and
     `throttled` set while the temporary rule stands, so that its cleanup removes it should this
     be interrupted); `memcg_dir` the memcg to make (limit 20M; removed after); `tracefs` a
     mounted tracefs; `children`: where the child's pid goes while it runs (the runner's cleanup
     kills them). The file is read as often as reclaim_reads_until() asks (rec21: until both
-    kinds hold RECLAIM_MIN failing reclaims, bounded), each read from a cold page cache."""
+    kinds hold RECLAIM_MIN failing reclaims, bounded), each read from a cold page cache. `sysfs`
+    and `blkio`: where /sys/block and the v1 blkio hierarchy are (a test gives directories of its own)."""
     name = os.path.basename(run.loop)
-    with open(f"/sys/block/{name}/dev") as f:
+    with open(os.path.join(sysfs, name, "dev")) as f:
         majmin = f.read().strip()
-    base = "/sys/fs/cgroup/blkio"
+    base = blkio
     if not os.path.exists(os.path.join(base, "blkio.throttle.read_bps_device")):
-        raise ValueError("no cgroup v1 blkio controller at /sys/fs/cgroup/blkio (the reads must stay under way)")
-    ra_path = f"/sys/block/{name}/queue/read_ahead_kb"
+        raise ValueError(f"no cgroup v1 blkio controller at {base} (the reads must stay under way)")
+    ra_path = os.path.join(sysfs, name, "queue", "read_ahead_kb")
     with open(ra_path) as f:
         ra_old = f.read().strip()
     path = os.path.join(d, "memtwin-hostcal-reclaim")
-    fd = _write_file(path, RECLAIM_FILE_BYTES, 1 << 20)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
     inst = os.path.join(tracefs, "instances", f"memtwin-{run.id}-hostcal")
-    os.mkdir(memcg_dir)
 
     def read_one(kind: str) -> tuple:
         fd = os.open(path, os.O_RDONLY)
@@ -694,13 +718,16 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
         os.close(fd)
         go_r, go_w = os.pipe()
         me = os.getpid()
-        pid = os.fork()
-        if pid == 0:
-            os.close(go_w)
-            _read_child(path, os.path.join(memcg_dir, procs_name), go_r, me)
-        os.close(go_r)
-        children.append(pid)
+        pid = None
         try:
+            # the child's pid in `children` (the runner's cleanup kills them) before a signal can
+            # act (review52 L5: a child nobody knows keeps the memcg, and the run's cgroup, from
+            # going); a signal held meanwhile acts at the block's end, inside this `try:`
+            with signals_held() as mask:
+                pid = os.fork()
+                if pid == 0:
+                    _read_child(path, os.path.join(memcg_dir, procs_name), go_r, me, go_w, mask)
+                children.append(pid)
             events = [("vmscan/mm_vmscan_memcg_reclaim_begin", f"common_pid == {pid}"),
                       ("vmscan/mm_vmscan_memcg_reclaim_end", f"common_pid == {pid}"),
                       ("sched/sched_switch", f"prev_pid == {pid}")]
@@ -734,6 +761,7 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
                 text = f.read()
             return parse_reclaims(text, pid), reclaims_begun(text, pid)
         finally:
+            os.close(go_r)
             os.close(go_w)
             if pid in children:
                 try:
@@ -743,13 +771,22 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
                     pass
                 children.remove(pid)
 
+    # everything made inside the `try:` whose `finally` removes it (review52 L5: a SIGINT between a
+    # making and that `try:` left the file or the memcg); the `finally` takes what is missing for
+    # never made
     try:
+        fd = _write_file(path, RECLAIM_FILE_BYTES, 1 << 20)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.mkdir(memcg_dir)
         _write(os.path.join(memcg_dir, "memory.limit_in_bytes" if run.version == "v1" else "memory.max"), str(RECLAIM_LIMIT))
         _write(ra_path, str(RECLAIM_RA_KB))
         run.throttled = majmin
         _write(os.path.join(base, "blkio.throttle.read_bps_device"), f"{majmin} {RECLAIM_READ_BPS}")
+        run.traces["hostcal"] = inst  # before the mkdir: the runner's cleanup removes it should this be interrupted
         os.mkdir(inst)
-        run.traces["hostcal"] = inst
         _write(os.path.join(inst, "buffer_size_kb"), "16384")
         got = reclaim_reads_until(read_one)
     finally:
@@ -765,6 +802,8 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
                 run.traces.pop("hostcal", None)
             except OSError:
                 pass
+        else:
+            run.traces.pop("hostcal", None)  # never made
         if getattr(run, "throttled", None):
             try:
                 _write(os.path.join(base, "blkio.throttle.read_bps_device"), f"{majmin} 0")
@@ -783,7 +822,7 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
                 break
             except OSError:
                 time.sleep(0.02)
-        os.unlink(path)
+        _remove(path)
     return reclaim_call_from_reads(got)
 
 

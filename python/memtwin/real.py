@@ -26,6 +26,7 @@ last only once every other task of the run is over (folio_scan_blocked(): the sc
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import errno
 import fcntl
@@ -57,6 +58,36 @@ class Interrupted(RealError):
 def _write(path: str, value: str) -> None:
     with open(path, "w") as f:
         f.write(value)
+
+
+# the signals that end a run through its cleanup: run_host() turns SIGINT and SIGTERM into
+# Interrupted, cli.main() SIGHUP into Terminated
+HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def signals_held():
+    """Hold SIGINT, SIGTERM and SIGHUP pending (pthread_sigmask(SIG_BLOCK)) over the making of a process
+    and its registration for cleanup (its pid in HostRun.children): run_host()'s handler, which
+    raises Interrupted, then runs when the block ends, after the registration, never between
+    the fork and it (review52 L5: a child the cleanup does not know keeps its memcg busy, and
+    the run's cgroup stays). Yields the mask to put back, which a forked child restores itself
+    (a child inherits the blocked mask, across exec too: task_main() unholds them). A signal
+    is held for the calling thread only (the kernel gives a process's signal to a thread that
+    does not block it): for use where the runner has no other thread (setup, the tasks' start)."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
+    try:
+        yield old
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def unhold_signals() -> None:
+    """In a child started under signals_held() (the mask inherited across exec): SIGINT, SIGTERM
+    and SIGHUP back to their default action and no longer blocked (one held meanwhile acts now)."""
+    for s in HELD_SIGNALS:
+        signal.signal(s, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD_SIGNALS)
 
 
 # <linux/loop.h> /dev/loop-control ioctls.
@@ -1091,8 +1122,7 @@ def task_main(job: dict) -> None:
     """Run one task of a RealRun (in its own process); report on stdout and exit."""
     code = 0
     try:
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        unhold_signals()  # started under signals_held() (HostRun.run)
         die_with_parent(job["parent"])
         cg = Cg(*job["cg"])
         delay = job["start_at"] - time.monotonic()
@@ -1693,14 +1723,24 @@ class HostRun:
         devs = self.plan["devices"]
         if len(devs) > 1:
             raise RealError(f"the scenario declares {len(devs)} devices; the host runner gives a scenario one disk\n  fix: use one [devices.NAME]")
-        os.mkdir(self.scratch, 0o700)
+        # each flag before its mkdir (review52 L5): a signal right after the mkdir finds what it made
+        # registered for cleanup(), which takes a missing directory for one never made
         self.made_scratch = True
+        try:
+            os.mkdir(self.scratch, 0o700)
+        except FileExistsError:
+            self.made_scratch = False  # not this run's
+            raise
         # who made this run's cgroup, image, loop device and mount, should it be killed (SIGKILL)
         # before its cleanup: `memtwin lab clean` removes them once this process is gone
         leftovers.write_owner(self.scratch, "host", cgroup=self.top, image=os.path.join(self.scratch, "disk.img"),
                               mount=os.path.join(self.scratch, "mnt"))
-        os.mkdir(self.top)
         self.made_top = True
+        try:
+            os.mkdir(self.top)
+        except FileExistsError:
+            self.made_top = False
+            raise
         if self.version == "v2":
             _enable_memory(self.top)
             os.mkdir(self.cg.path("/"))
@@ -1972,8 +2012,8 @@ class HostRun:
         s_dev = (major << 20) | minor  # the kernel's dev_t (MKDEV), as the tracepoint records it
         for kind, event in FOLIO_EVENTS.items():
             d = os.path.join(tracefs, "instances", f"memtwin-{self.id}-{kind}")
+            self.traces[kind] = d  # before the mkdir (review52 L5); _untrace() takes a missing one for gone
             os.mkdir(d)
-            self.traces[kind] = d
             _write(os.path.join(d, "buffer_size_kb"), "8192")
             ev = os.path.join(d, "events", "filemap", event)
             _write(os.path.join(ev, "filter"), f"s_dev == {s_dev}")
@@ -2114,12 +2154,14 @@ class HostRun:
             job = json.dumps({"task": t, "plan": self.plan, "parent": os.getpid(), "cg": [self.cg.version, self.cg.mnt, self.cg.top],
                               "files": self.files, "scratch": self.scratch, "seed": seed + n, "traces": self.traces,
                               "start_at": t0 + t["start_ns"] / 1e9})
-            child = subprocess.Popen([sys.executable, "-S", "-c", _TASK_MAIN, os.path.dirname(os.path.abspath(__file__))],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            # registered for cleanup() before a signal can act (the task unholds them: task_main)
+            with signals_held():
+                child = subprocess.Popen([sys.executable, "-S", "-c", _TASK_MAIN, os.path.dirname(os.path.abspath(__file__))],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                self.children.append(child.pid)
             child.stdin.write(job.encode())
             child.stdin.close()
             child.stdin = None  # sent whole; communicate() below only reads
-            self.children.append(child.pid)
             pipes.append((t["name"], child))
         # the loop device's read requests over the tasks' run (hostcal's device window), traced
         # from here (the tasks start at t0, START_LEAD on) to their end; not in the tasks' `traces`
@@ -2272,7 +2314,7 @@ class HostRun:
             self.mounted.remove(m)
         self.tmpfs_dirs = []
         left += self._swapoff()  # before the image holding the swap file is unmounted
-        for m in reversed(self.mounted):
+        for m in sorted(reversed(self.mounted + self._unregistered_mounts()), key=lambda m: -m.count("/")):
             r = subprocess.run(["umount", m], capture_output=True, text=True)
             if r.returncode != 0:
                 r = subprocess.run(["umount", "-l", m], capture_output=True, text=True)
@@ -2286,10 +2328,10 @@ class HostRun:
         if getattr(self, "queue_saved", None):
             left += restore_queue(*self.queue_saved)
             self.queue_saved = None
-        if self.loop:
-            r = subprocess.run(["losetup", "-d", self.loop], capture_output=True, text=True)
+        for loop in ([self.loop] if self.loop else self._unregistered_loops()):
+            r = subprocess.run(["losetup", "-d", loop], capture_output=True, text=True)
             if r.returncode != 0:
-                left.append(f"loop device {self.loop}: {r.stderr.strip()}")
+                left.append(f"loop device {loop}: {r.stderr.strip()}")
             self.loop = None
         if self.made_scratch:
             shutil.rmtree(self.scratch, ignore_errors=True)
@@ -2303,6 +2345,25 @@ class HostRun:
                 left.append(f"cgroup {why}")
             self.made_top = False
         return left
+
+    def _unregistered_mounts(self) -> list:
+        """Mounts below the run's scratch directory that are not in `self.mounted`: made by a
+        mount(8) a signal interrupted (subprocess.run() kills it, and the mount may stand), or
+        before the line that registers it (review52 L5). Read from /proc/self/mountinfo as
+        `memtwin lab clean` reads it (leftovers._mountinfo)."""
+        if not self.made_scratch:
+            return []
+        prefixes = tuple({d.rstrip("/") + "/" for d in (self.scratch, os.path.realpath(self.scratch))})
+        return [m for m, _, _ in leftovers._mountinfo() if m.startswith(prefixes) and m not in self.mounted]
+
+    def _unregistered_loops(self) -> list:
+        """Loop devices backed by the run's image while `self.loop` is unset: attached by a losetup
+        a signal interrupted, or before `self.loop` was set (review52 L5); found by their backing
+        file, as `memtwin lab clean` finds them (leftovers._loops)."""
+        if not self.made_scratch:
+            return []
+        img = os.path.join(self.scratch, "disk.img")
+        return [dev for dev, bf in leftovers._loops() if bf in (img, os.path.realpath(img))]
 
     def info(self) -> dict:
         u = platform.uname()

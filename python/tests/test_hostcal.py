@@ -646,3 +646,112 @@ def test_validate_refuses_reclaim_spans_missing_or_not_in_the_runners_form():
     assert reclaim_spans_lacking([rec(hc), rec(other), rec({"reclaim_call_ns": 1})]) == [
         (2, "no isolate-call count from the calibration"), (3, "no reason recorded")]
     assert reclaim_spans_lacking([rec(hc), rec(hc)]) == [] and reclaim_spans_lacking([rec(other)]) == []
+
+
+# ---------------------------------------------------------------- review52 L5: a signal right after a making
+
+
+def _made_then_interrupted(path, size, wbs):
+    """_write_file() as a SIGINT leaves it when it arrives right after the file is made and
+    written, before the caller's `try:` (its handler raises: KeyboardInterrupt, or run_host's
+    Interrupted)."""
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
+    raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("measure", ["read_ns_by_order", "loop_read_window_ns", "readahead_window_ns"])
+def test_a_signal_right_after_a_calibration_file_is_made_leaves_no_file(tmp_path, monkeypatch, measure):
+    d = tmp_path / "fs"
+    d.mkdir()
+    ra = tmp_path / "read_ahead_kb"
+    ra.write_text("128\n")
+    monkeypatch.setattr(hostcal, "_write_file", _made_then_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        if measure == "readahead_window_ns":
+            hostcal.readahead_window_ns(str(d), str(ra))
+        else:
+            getattr(hostcal, measure)(str(d))
+    assert list(d.iterdir()) == []
+    assert ra.read_text().strip() == "128"
+
+
+def test_a_signal_right_after_open_makes_the_file_leaves_no_file(tmp_path, monkeypatch):
+    """In _write_file() itself: the O_EXCL open returned (the file is there), the signal acts
+    before the next line."""
+    real_open = os.open
+    fds = []
+
+    def open_then_interrupted(path, flags, mode=0o777):
+        fds.append(real_open(path, flags, mode))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(hostcal.os, "open", open_then_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        hostcal._write_file(str(tmp_path / "memtwin-hostcal-read-o0"), 4 << 20, 1 << 20)
+    monkeypatch.undo()
+    for fd in fds:
+        os.close(fd)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_existing_file_is_not_the_calibrations_to_remove(tmp_path):
+    """O_EXCL refuses a file that is there: _write_file() leaves it (it is not this call's)."""
+    p = tmp_path / "memtwin-hostcal-read-o0"
+    p.write_text("someone's")
+    with pytest.raises(FileExistsError):
+        hostcal._write_file(str(p), 4 << 20, 1 << 20)
+    assert p.read_text() == "someone's"
+
+
+def _fake_reclaim_host(tmp_path):
+    """Directories standing for /sys/block (a loop device loop9), the v1 blkio hierarchy, the
+    run's cgroup (the memory hierarchy's root stands in a tmp directory, as in test_real),
+    tracefs and the scratch file system, and a HostRun with what reclaim_call_ns() reads of it."""
+    sysfs, blkio, top, tracefs, fs = (tmp_path / n for n in ("block", "blkio", "memtwin-1-2-0badf00d", "tracefs", "fs"))
+    (sysfs / "loop9" / "queue").mkdir(parents=True)
+    (sysfs / "loop9" / "dev").write_text("7:9\n")
+    (sysfs / "loop9" / "queue" / "read_ahead_kb").write_text("128\n")
+    blkio.mkdir()
+    (blkio / "blkio.throttle.read_bps_device").write_text("")
+    for d in (top, tracefs / "instances", fs):
+        d.mkdir(parents=True)
+
+    class Run:
+        loop, version, id, throttled = "/dev/loop9", "v1", "1-2-0badf00d", None
+        traces = {}
+
+    return Run, sysfs, blkio, top, tracefs, fs
+
+
+@pytest.mark.parametrize("when", ["file", "memcg", "trace instance"])
+def test_a_signal_right_after_the_reclaim_measurement_makes_something_leaves_nothing(tmp_path, monkeypatch, when):
+    """review52 L5: reclaim_call_ns() made its 128 MiB file and its memcg before the `try:` whose
+    `finally` removes them: a SIGINT right after either making left the file (and the memcg).
+    Each making interrupted right after it is done: nothing of the calibration's is left, the
+    read_ahead_kb is put back, and no throttle rule or trace instance stays registered."""
+    Run, sysfs, blkio, top, tracefs, fs = _fake_reclaim_host(tmp_path)
+    memcg = top / "memtwin-hostcal"
+    inst = tracefs / "instances" / f"memtwin-{Run.id}-hostcal"
+    # a memcg's control files are the cgroup file system's, not files of its directory (rmdir
+    # removes the memcg with them): the stand-in directory takes no write
+    real_write = hostcal._write
+    monkeypatch.setattr(hostcal, "_write", lambda p, v: None if p.startswith(str(memcg) + os.sep) else real_write(p, v))
+    if when == "file":
+        monkeypatch.setattr(hostcal, "_write_file", _made_then_interrupted)
+    else:
+        real_mkdir = os.mkdir
+        target = str(memcg if when == "memcg" else inst)
+
+        def mkdir_then_interrupted(p, *a, **kw):
+            real_mkdir(p, *a, **kw)
+            if str(p) == target:
+                raise KeyboardInterrupt
+        monkeypatch.setattr(hostcal.os, "mkdir", mkdir_then_interrupted)
+        # the file, small: the same making as the real one's, 1 MiB
+        monkeypatch.setattr(hostcal, "RECLAIM_FILE_BYTES", 1 << 20)
+    with pytest.raises(KeyboardInterrupt):
+        hostcal.reclaim_call_ns(Run, str(fs), str(memcg), "tasks", str(tracefs), [], sysfs=str(sysfs), blkio=str(blkio))
+    monkeypatch.undo()
+    assert list(fs.iterdir()) == [] and list(top.iterdir()) == [] and list((tracefs / "instances").iterdir()) == []
+    assert (sysfs / "loop9" / "queue" / "read_ahead_kb").read_text().strip() == "128"
+    assert Run.throttled is None and Run.traces == {}

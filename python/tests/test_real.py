@@ -1,6 +1,7 @@
 """memtwin real / validate / lab: the real-kernel lab. Host runs need root and a writable
 memory controller; they skip with the reason otherwise (on the project's machines they run)."""
 
+import contextlib
 import glob
 import json
 import os
@@ -9,6 +10,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import pytest
@@ -1475,3 +1477,93 @@ def test_folio_scan_blocked_names_the_tasks_not_over(tmp_path):
     assert why is not None and "cp" in why and "probe" not in why
     assert real.folio_scan_blocked([], str(tmp_path)) is None
     assert real.folio_scan_blocked(["probe"], str(tmp_path)) is None
+
+
+# ---------------------------------------------------------------- review52 L5: a signal right after a making
+
+
+def _host_run(tmp_path, monkeypatch):
+    """A HostRun whose memory hierarchy's root is a tmp directory (v1) and whose scratch parent is
+    another, made without root (nothing of the host's is touched)."""
+    cg, parent = tmp_path / "cgroup", tmp_path / "var"
+    cg.mkdir()
+    parent.mkdir()
+    monkeypatch.setattr(real.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(real, "find_memory_controller", lambda: ("v1", str(cg)))
+    plan = {"devices": [], "cgroups": [{"path": "/A", "max": None, "high": None, "low": None, "min": None}],
+            "files": [], "tasks": [], "machine": {}}
+    run = real.HostRun(plan, str(parent))
+    monkeypatch.undo()
+    return run, cg, parent
+
+
+@pytest.mark.parametrize("which", ["scratch", "top", "cgroup A"])
+def test_a_signal_right_after_setup_makes_a_directory_leaves_nothing(tmp_path, monkeypatch, which):
+    """review52 L5: setup() set made_scratch / made_top on the line after each mkdir, so a SIGINT
+    between them left the scratch directory or the run's cgroup (cleanup() took it for never
+    made). Each mkdir interrupted right after it is done: cleanup(), as run_host() calls it,
+    leaves nothing."""
+    run, cg, parent = _host_run(tmp_path, monkeypatch)
+    target = {"scratch": run.scratch, "top": run.top, "cgroup A": os.path.join(run.top, "A")}[which]
+    real_mkdir = os.mkdir
+
+    def mkdir_then_interrupted(p, *a, **kw):
+        real_mkdir(p, *a, **kw)
+        if str(p) == target:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(real.os, "mkdir", mkdir_then_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run.setup()
+    monkeypatch.undo()
+    assert os.path.isdir(target)
+    assert run.cleanup() == []
+    assert os.listdir(cg) == [] and os.listdir(parent) == []
+
+
+def test_cleanup_removes_a_mount_and_a_loop_device_made_before_their_registration(tmp_path, monkeypatch):
+    """review52 L5: a mount(8) or losetup that a signal interrupts (subprocess.run() kills it and
+    raises; the mount or the attach may stand), or that the signal follows before
+    `self.mounted` / `self.loop` hold it: cleanup() finds them below the scratch directory
+    (/proc/self/mountinfo) and by their backing file, as `memtwin lab clean` does, deepest mount
+    first, and nothing of another's."""
+    run, cg, parent = _host_run(tmp_path, monkeypatch)
+    os.mkdir(run.scratch)
+    run.made_scratch = True
+    mnt, tmpfs, dbg = (os.path.join(run.scratch, p) for p in ("mnt", "mnt/tmp", "debugfs"))
+    run.mounted = [dbg]  # registered: unmounted as before
+    monkeypatch.setattr(leftovers, "_mountinfo", lambda: [("/", "ext4", "rw"), (mnt, "ext4", "rw"), (tmpfs, "tmpfs", "rw"),
+                                                          (dbg, "debugfs", "rw"), (run.scratch + "-other/mnt", "ext4", "rw")])
+    monkeypatch.setattr(leftovers, "_loops", lambda: [("/dev/loop3", "/var/tmp/other/disk.img"),
+                                                      ("/dev/loop9", os.path.join(run.scratch, "disk.img"))])
+    ran = []
+    monkeypatch.setattr(real.subprocess, "run", lambda cmd, **kw: ran.append(cmd) or subprocess.CompletedProcess(cmd, 0, "", ""))
+    assert run.cleanup() == []
+    monkeypatch.undo()
+    assert ran == [["umount", tmpfs], ["umount", mnt], ["umount", dbg], ["losetup", "-d", "/dev/loop9"]], ran
+    assert not os.path.exists(run.scratch)
+
+
+def test_a_signal_held_over_a_making_acts_after_its_registration():
+    """real.signals_held(): SIGINT arriving between a fork (or Popen) and the line that puts the
+    child's pid in HostRun.children acts at the block's end, after that line (review52 L5);
+    unheld, it acts before it."""
+    def on_signal(signum, _frame):
+        raise real.Interrupted(signal.Signals(signum).name)
+
+    old = signal.signal(signal.SIGINT, on_signal)
+    try:
+        for held in (False, True):
+            registered = []
+            with pytest.raises(real.Interrupted):
+                with (real.signals_held() if held else contextlib.nullcontext()):
+                    # to this thread (a signal to the process goes to any thread that does not block it:
+                    # the runner has none where it holds them, a test process may have)
+                    signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+                    for _ in range(100):  # the interpreter checks for signals on a loop's jump back
+                        pass
+                    registered.append("child")
+            assert registered == (["child"] if held else []), held
+        assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    finally:
+        signal.signal(signal.SIGINT, old)
