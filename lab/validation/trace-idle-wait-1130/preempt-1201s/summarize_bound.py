@@ -14,40 +14,14 @@ interval that leaves at HZ=250 (a run g < T = 4 ms: g - g^2/(2T) on average; T/2
 runs over the whole trace. Usage: summarize_bound.py RUNDIR..."""
 import bisect, collections, os, re, sys
 
-
-def parse(path):
-    wr, rdn, forks, P, Q, K, A, E, ft = {}, {}, [], [], [], [], [], [], {}
-    for line in open(path):
-        f = line.split()
-        if not f:
-            continue
-        m = re.match(r"@(wr|rdn)\[(\d+)\]: (\d+)", line)
-        if m:
-            {"wr": wr, "rdn": rdn}[m.group(1)][m.group(2)] = int(m.group(3))
-        elif f[0] == "F" and len(f) == 4:
-            forks.append((f[2], f[3]))
-            ft[f[3]] = int(f[1])
-        elif f[0] == "P" and len(f) == 7:
-            P.append(f[1:])
-        elif f[0] == "Q" and len(f) == 7:
-            Q.append(f[1:])
-        elif f[0] == "K" and len(f) == 8:
-            K.append(f[1:])
-        elif f[0] == "A" and len(f) == 8:
-            A.append(f[1:])
-        elif f[0] == "E" and len(f) == 7:
-            E.append(f[1:])
-    return wr, rdn, (forks, ft), P, Q, K, A, E
+import bt_lines
 
 
-def roles_of(wr, rdn, forks, P):
-    parents = collections.Counter(p for p, c in forks[0])
-    runner = parents.most_common(1)[0][0]
-    kids = {c for p, c in forks[0] if p == runner}
-    writer = max((p for p in wr if p != runner and p in kids), key=lambda p: wr[p])
-    sampler = max((p for p in rdn if p not in (runner, writer) and p in kids), key=lambda p: rdn[p])
-    # the reader: the runner's child forked nearest the writer (the two task processes are forked together)
-    reader = min((c for c in kids if c not in (writer, sampler)), key=lambda c: abs(forks[1][c] - forks[1][writer]))
+SHAPES = {"P": 7, "Q": 7, "K": 8, "A": 8, "E": 7}  # bound.bt's lines and their field counts (bt_lines.parse)
+
+
+def roles_of(wr, rdn, forks):
+    runner, writer, sampler, reader = bt_lines.roles(wr, rdn, forks, kids_only=True)
     return {writer: "writer", reader: "reader", sampler: "sampler", runner: "runner"}
 
 
@@ -64,8 +38,9 @@ def med(l):
 
 
 def summarize(rundir):
-    wr, rdn, forks, P, Q, K, A, E = parse(os.path.join(rundir, "bt.out"))
-    roles = roles_of(wr, rdn, forks, P)
+    wr, rdn, forks, lines = bt_lines.parse(os.path.join(rundir, "bt.out"), SHAPES)
+    P, Q, K, A, E = (lines[k] for k in "PQKAE")
+    roles = roles_of(wr, rdn, forks)
     inv = {r: p for p, r in roles.items()}
     ev = sorted([(int(p[0]), 0, p) for p in P] + [(int(q[0]), 1, q) for q in Q])
     pend, rows = {}, []

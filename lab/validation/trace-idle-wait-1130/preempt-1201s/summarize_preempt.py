@@ -17,6 +17,8 @@ print), absent from the untraced recordings; a preemption whose preempting task 
 ("bpftrace") and left out of "untraced-comparable". Usage: summarize_preempt.py RUNDIR... (bt.out, traced.json)."""
 import collections, json, os, re, sys
 
+import bt_lines
+
 STEP_SLACK_NS = 5_000_000  # the step's end snapshot after its last op
 
 
@@ -33,40 +35,11 @@ def cls(comm, pid, roles):
     return re.sub(r"/\d+$", "", comm)
 
 
-def parse(path):
-    wr, rdn, forks, P, Q, W, X, S, ft = {}, {}, [], [], [], [], {}, [], {}
-    for line in open(path):
-        f = line.split()
-        if not f:
-            continue
-        m = re.match(r"@(wr|rdn)\[(\d+)\]: (\d+)", line)
-        if m:
-            {"wr": wr, "rdn": rdn}[m.group(1)][m.group(2)] = int(m.group(3))
-        elif f[0] == "F" and len(f) == 4:
-            forks.append((f[2], f[3]))
-            ft[f[3]] = int(f[1])
-        elif f[0] == "P" and len(f) == 8:
-            P.append(f[1:])
-        elif f[0] == "Q" and len(f) == 7:
-            Q.append(f[1:])
-        elif f[0] == "W" and len(f) == 13:
-            W.append(f[1:])
-        elif f[0] == "S" and len(f) == 7:
-            S.append(f[1:])
-        elif f[0] == "X" and len(f) == 3:
-            X[f[2]] = int(f[1])
-    return wr, rdn, (forks, ft), P, Q, W, X, S
+SHAPES = {"P": 8, "Q": 7, "W": 13, "S": 7}  # wakers3.bt's lines and their field counts (bt_lines.parse)
 
 
-def roles_of(wr, rdn, forks, P, W):
-    parents = collections.Counter(p for p, c in forks[0])
-    runner = parents.most_common(1)[0][0]
-    kids = [c for p, c in forks[0] if p == runner]
-    writer = max((p for p in wr if p != runner), key=lambda p: wr[p])
-    sampler = max((p for p in rdn if p not in (runner, writer)), key=lambda p: rdn[p])
-    # the reader: the runner's child forked nearest the writer (the two task processes are forked together)
-    ft = forks[1]
-    reader = min((c for c in kids if c not in (writer, sampler)), key=lambda c: abs(ft[c] - ft[writer]))
+def roles_of(wr, rdn, forks):
+    runner, writer, sampler, reader = bt_lines.roles(wr, rdn, forks, kids_only=False)
     return {runner: "runner", writer: "writer", sampler: "sampler", reader: "reader"}
 
 
@@ -79,8 +52,9 @@ def step_start(pid, P, Q, W, S):
 
 
 def summarize(rundir):
-    wr, rdn, forks, P, Q, W, X, S = parse(os.path.join(rundir, "bt.out"))
-    roles = roles_of(wr, rdn, forks, P, W)
+    wr, rdn, forks, lines = bt_lines.parse(os.path.join(rundir, "bt.out"), SHAPES)
+    P, Q, W, S = (lines[k] for k in "PQWS")
+    roles = roles_of(wr, rdn, forks)
     sched, elapsed = {}, {}
     tj = json.load(open(os.path.join(rundir, "traced.json")))
     for v in tj["variants"].values():

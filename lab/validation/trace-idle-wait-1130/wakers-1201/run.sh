@@ -1,19 +1,6 @@
 #!/bin/bash
 # one recording of a host-queue scenario's variant (SCN, VARIANT, OUT, DIR=validation|validation-pending) with
 # wakers.bt attached: both locks for this one recording, tracefs in a private mount namespace, load before/after
-cd /work/main
-export PYTHONPATH=$PWD/python
-out=${OUT:?}; mkdir -p $out
-scn=${SCN:?}; var=${VARIANT:?}; dir=${DIR:-validation}
-timeout 900 flock -w 800 /tmp/memtwin-qemu.lock flock -w 800 /tmp/memtwin-host.lock unshare -m --propagation private bash -c '
-  cat /proc/loadavg > '$out'/load.txt; date -u +%T >> '$out'/load.txt
-  mount -t tracefs nodev /sys/kernel/tracing
-  timeout 300 bpftrace /work/quiet/s49/wk/wakers.bt > '$out'/bt.out 2>&1 &
-  bp=$!
-  for i in $(seq 1 600); do grep -q Attaching '$out'/bt.out && break; sleep 0.1; done
-  sleep 2
-  timeout 300 nice -n -10 python3 -m memtwin.cli real scenarios/'$dir'/'$scn'.toml --on host --variant '$var' --json '$out'/traced.json > '$out'/real.log 2>&1
-  echo rc=$? >> '$out'/load.txt
-  kill -INT $bp; wait $bp
-  cat /proc/loadavg >> '$out'/load.txt; date -u +%T >> '$out'/load.txt
-'
+# (../bt_recording.sh). The traces here were made from /work/main with /work/quiet/s49/wk/wakers.bt, of which wakers.bt
+# here is the copy; this runs the runner of the repository it sits in.
+exec "$(dirname "$0")/../bt_recording.sh" "$(dirname "$0")/wakers.bt"

@@ -1,10 +1,4 @@
 #!/bin/bash
-cd /work/quiet/s51/wk
-for r in 1 2; do
- for sv in "host-queue-rw-msk msk-1280" "host-queue-rw-seq none" "host-queue-rw-wbt wbt-2000"; do
-  set -- $sv
-  OUT=/work/quiet/s51/wk/$1-$2-$r SCN=$1 VARIANT=$2 ./run.sh
-  echo "$1 $2 $r $(cat /work/quiet/s51/wk/$1-$2-$r/load.txt | tr '\n' ' ')" >> all.log
- done
-done
-echo done >> all.log
+# the rounds of this directory's traces (../../bt_rounds.sh): host-queue-rw-msk msk-1280, -rw-seq none, -rw-wbt
+# wbt-2000, twice, with wakers3.bt, into OUTDIR (default the lead's /work/quiet/s51/wk, where they were made)
+exec "$(dirname "$0")/../../bt_rounds.sh" "$(dirname "$0")/wakers3.bt" "${OUTDIR:-/work/quiet/s51/wk}"
