@@ -2728,11 +2728,10 @@ def run_host(plan: dict, scratch_parent: str = "/var/tmp", log=None) -> dict:
         steps = run.run()
         info = run.info()
     finally:
-        # no signal may interrupt the cleanup itself
-        for s in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(s, signal.SIG_IGN)
+        # no signal may interrupt the cleanup itself (SIGHUP neither: cli.main() raises on it)
+        during = {s: signal.signal(s, signal.SIG_IGN) for s in HELD_SIGNALS}
         left = run.cleanup()
-        for s, h in old.items():
+        for s, h in {**during, **old}.items():
             signal.signal(s, h)
         if left:
             print("memtwin real: could not remove: " + "; ".join(left), file=sys.stderr)

@@ -1567,3 +1567,30 @@ def test_a_signal_held_over_a_making_acts_after_its_registration():
         assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
     finally:
         signal.signal(signal.SIGINT, old)
+
+
+def test_no_signal_interrupts_the_host_runs_cleanup(monkeypatch):
+    """run_host() ignores SIGINT and SIGTERM while cleanup() runs; SIGHUP too (cli.main() turns it
+    into Terminated, which would stop the cleanup half-way: review52 L5's rule, whatever signal
+    arrives); each handler is put back after."""
+    seen = {}
+
+    class FakeRun:
+        def __init__(self, plan, parent):
+            pass
+
+        def setup(self):
+            raise real.RealError("setup failed")
+
+        def cleanup(self):
+            seen.update({s: signal.getsignal(s) for s in real.HELD_SIGNALS})
+            return []
+
+    monkeypatch.setattr(real, "unsupported", lambda plan: None)
+    monkeypatch.setattr(real, "refuse_before_running", lambda plan: None)
+    monkeypatch.setattr(real, "HostRun", FakeRun)
+    before = {s: signal.getsignal(s) for s in real.HELD_SIGNALS}
+    with pytest.raises(real.RealError, match="setup failed"):
+        real.run_host({})
+    assert seen == {s: signal.SIG_IGN for s in real.HELD_SIGNALS}
+    assert {s: signal.getsignal(s) for s in real.HELD_SIGNALS} == before
