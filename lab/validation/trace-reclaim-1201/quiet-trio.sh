@@ -6,32 +6,5 @@
 # end, and after each run what it recorded of the reclaims (spans, the calibration's reads and counts, or why none).
 # The set compared by lab/validation/reclaim-spans-rule.md 3.
 # Usage: quiet-trio.sh OUTDIR SET   (e.g. quiet-trio.sh /work/quiet/s52/trio v669t: files NAME-v669t1..6.json)
-set -u
-out=${1:?usage: quiet-trio.sh OUTDIR SET}
-set_name=${2:?usage: quiet-trio.sh OUTDIR SET (the recordings are named NAME-SET1..6.json)}
-mkdir -p "$out"
-cd /work/main
-log=$out/rec.log
-for r in 1 2 3 4 5 6; do
-  for n in validation-pending/host-ext4-seq-tight-512m-ra8192 validation/host-ext4-seq-tight-1g-ra8192 validation/host-ext4-tight-ra8192; do
-    b=$(basename $n)
-    j=$out/$b-$set_name$r.json
-    echo "$(date +%T) $b round $r load $(cat /proc/loadavg)" >> $log
-    flock /tmp/memtwin-qemu.lock flock /tmp/memtwin-host.lock nice -n -10 memtwin real scenarios/$n.toml --on host --variant all --json $j >> $out/$b-$r.out 2>&1
-    echo "$(date +%T) rc=$? load $(cat /proc/loadavg)" >> $log
-    python3 - "$j" >> $log 2>&1 <<'PY'
-import json, sys
-try:
-    hc = next(iter(json.load(open(sys.argv[1]))["variants"].values()))["real"]["machine"]["host_cost"]
-except Exception as e:  # noqa: BLE001 - a line in the log, whatever went wrong
-    print(f"  reclaim: no host_cost read ({type(e).__name__}: {e})"); sys.exit()
-u = hc.get("unavailable") or {}
-print(f"  reclaim: spans {len(hc.get('scenario_reclaim_call_spans_ns', []))}"
-      + (f" median {hc['scenario_reclaim_call_ns']}" if "scenario_reclaim_call_ns" in hc else f" NONE ({u.get('scenario_reclaim_call_spans_ns')})")
-      + f"; calibration reads {hc.get('reclaim_reads')} timed {hc.get('reclaims_timed')} counted {hc.get('reclaims_counted')}"
-      + (f" call {hc['reclaim_call_ns']} ns" if "reclaim_call_ns" in hc else f" ({u.get('reclaim_call_ns')})")
-      + f"; lone windows {len(hc.get('device_lone_window_spans_ns', []))}")
-PY
-  done
-done
-echo DONE-TRIO >> $log
+# Since 2026-12-01 (s52) one script with a round count: trio-v1045/quiet-trio.sh; this path keeps six rounds.
+exec env ROUNDS="${ROUNDS:-6}" "$(dirname "$0")/../trio-v1045/quiet-trio.sh" "$@"
