@@ -745,6 +745,23 @@ HOG_RESULT = """# Compared with a recording set on a quiet host recorded with ho
 # -5.9%) and 30.8% fewer swap-outs: the twin's hog 2 swaps its pages in sooner and keeps them (anon +310.7%), the
 # kernel's reclaim takes them back out beside the copy's page cache (file bytes 95 MiB at hog 2's end, the twin's 1.9).
 # Not measured here why (no trace of this set); hog23's wake-up waits (0.42-0.51 s, 27 ms in the twin) are still there.
+# hogbal23 (2026-12-01 11:05-12:10 UTC, trace-hog-swap-1130/hogbal23/README.md): is it the reclaim's anon/file balance? Read
+# against 6.18 (stored copies of mm/swap.c lru_note_cost_unlock_irq() and mm/vmscan.c, Debian's 6.1 from /usr/src):
+# get_scan_count()'s decisions, prepare_scan_control()'s may_deactivate and cache_trim_mode, swappiness (60: the host's
+# vm.swappiness and root memory.swappiness, the engine's default) and the anon refault test are the engine's; it differs
+# in lru_note_cost()'s 6.2+ cost (nr_io * SWAP_CLUSTER_MAX + nr_rotated: the same SCAN_FRACT weights while the copy reads,
+# anon 89 : file 419; in its write phase the dirty pages' rotations would raise anon to 43-46% where the engine keeps
+# 17.5%), in shrink_lruvec()'s one proportional nudge after nr_to_reclaim (75 of the twin's 14,159 calls in hog 2's span
+# could take it) and in its loop ending with active anon left; none changed. Measured (balance-debug.patch, not
+# committed; ends.py): while the copy reads (cp reads the whole file, then writes it) the twin's memcg holds ~31.5k
+# inactive anon and 0.2-1.1k file pages, reclaim frees the copy's clean pages as they come and 0.8-2.9k anon pages a
+# 0.25 s; hog 2's ~38k swap-ins all fall there and it ends at 3.2 s, before the write phase fills the memcg with dirty
+# and writeback pages. The twin's memcg at its copy's end matches the kernel's at hog 2's end (medians of validate's five
+# runs / v669k 1-5): file 94.4 / 95.2 MiB, swap 137.7 / 138.6 MiB, pgactivate 121,056 / 120,140, pgrotated 177,922 /
+# 170,281, pswpin 38,274 / 40,666; anon 6.4 / 20.5 MiB (the kernel's hog 2 ends 0.13-0.31 s after its copy, still
+# swapping in; its copy's end 6.3). Refuted as what separates hog 2: the balance; hog 2's file, anon and swap bytes at its
+# end follow its elapsed time (the kernel's hog 2 lasts into the write phase). Left: hog 2's pace while the copy reads
+# (cfs23: the throttle holds, the short reads' service time, CPU and run-queue waits). No output moved.
 # Pending.
 """
 
