@@ -122,8 +122,9 @@ def limit(on, size):
 # since, within on the medians, pending for the twin's speed-dependent figure (PENDING_NOTES). They stay in
 # scenarios/validation-pending/; every other large-folio scenario passes and goes to
 # scenarios/validation/.
-# host-ext4-seq-tight-1g-ra8192 left it with cmp21b (2026-12-01): within and robust against the v669t set (V669T_NOTES).
-PENDING = {"qemu61-xfs-seq-tight-256m-ra8192", "host-ext4-seq-tight-512m-ra8192"}
+# host-ext4-seq-tight-1g-ra8192 left it with cmp21b (2026-12-01): within and robust against the v669t set (V669T_NOTES);
+# back with cmp1045 (2026-12-01): against the v1045a set within at its inputs but out at 2 of 16 points (V1045A_NOTES).
+PENDING = {"qemu61-xfs-seq-tight-256m-ra8192", "host-ext4-seq-tight-512m-ra8192", "host-ext4-seq-tight-1g-ra8192"}
 PENDING_DIR = "scenarios/validation-pending"
 # Why a pending scenario without a note of its own elsewhere (THROTTLED_NOTES) is still pending: its header's first lines.
 PENDING_NOTES = {"qemu61-xfs-seq-tight-256m-ra8192": ("# PENDING (the lead, 2026-11-29 06:00, 1ef26ee): the set passes on its medians, but the twin's figure moves\n"
@@ -509,6 +510,77 @@ V669T_NOTES = {
 }
 
 
+# The trio on the new machine (host build 6.18.44-fc-v1045; the v669 sets were of 6.18.44-fc-v669), recorded by
+# lab/validation/trio-v1045/RULE.md (written and committed before any v1045 recording): twelve rounds, not six (the
+# rule's 1: the kernel's own pass medians of six quiet runs moved between the v669 sets by more than the twin's
+# misses), by the lead in the session's quiet window with nothing else running, lab/validation/trio-v1045/quiet-trio.sh
+# (one run per hold of both locks, nice -10, the three in turn), real/NAME-v1045a1..12.json, byte-identical copies of
+# /work/quiet/s52/trio/ (its rec.log: lab/validation/trio-v1045/rec.log). The compared set of all three since cmp1045
+# (the rule's 3, whatever the outcome); v669t and the older sets kept in real/, not compared.
+V1045A_SETS = {n: 12 for n in ("host-ext4-seq-tight-512m-ra8192", "host-ext4-seq-tight-1g-ra8192", "host-ext4-tight-ra8192")}
+V1045A_KERNEL = "6.18.44-fc-v1045"
+V1045A_NOTE = ("# Compared with a recording set taken on a quiet host of the new machine (host build 6.18.44-fc-v1045; the\n"
+               "# sets below were of 6.18.44-fc-v669) with the runner's host costs, each run's lone 8 MiB windows one by one and\n"
+               "# each run's own failing memcg reclaims, with rec21's calibration: twelve rounds by lab/validation/trio-v1045/\n"
+               "# RULE.md, written before any v1045 recording (real/NAME-v1045a1..12.json, 2026-12-01 10:46-11:04 UTC, by the\n"
+               "# lead in the session's quiet window with nothing else running, load 0.88-1.78 (1 min) at every start and end,\n"
+               "# every rc 0, no round dropped, one run per hold of both locks; make_folio_scenarios.py V1045A_SETS;\n"
+               "# lab/validation/trio-v1045/rec.log). Every recording carries both spans (the lone windows 74-96 a 512M run,\n"
+               "# 167-192 a 1G run, 9-19 a cat; the failing reclaims 19-47, 38-80 and 1-16: the cat's recordings 2 and 9 one\n"
+               "# each), so by lab/validation/reclaim-spans-rule.md 2 validate gives engine run i its recording's failing\n"
+               "# reclaims' spans (machine.reclaim_call_spans, each memcg reclaim one draw) and their median as\n"
+               "# machine.reclaim_call_ns, with its reader, lone window and lone-window spans. The rule (RULE.md 4 =\n"
+               "# reclaim-spans-rule.md 3): every metric of every pass within at validate's inputs (seeds 0-11), at the boot\n"
+               "# seed blocks from 6, 12 and 18 (check_reclaim.py's seed6/12/18: twelve runs each, seeds 6-17, 12-23, 18-29),\n"
+               "# with every recording's lone window and spans scaled by 0.97/0.98/0.99/1.01/1.02/1.03, and with every\n"
+               "# recording's reclaim spans and their median scaled by the same six (lab/validation/trio-spans-1201/\n"
+               "# check_reclaim.py with CHECK_SET=v1045a, trio-v1045/check.txt). The v669t set below is kept, not compared.\n")
+V1045A_NOTES = {
+    "host-ext4-seq-tight-512m-ra8192": ("# PENDING (cmp1045, 2026-12-01): within at validate's inputs, read_bytes -8.9/-7.0/-4.3% a pass (the kernel's\n"
+                                        "# medians 1806/1781/1730 MB), but out at 4 of the other 15 points: seed blocks from 6 -8.5/-5.6/-5.1, 12\n"
+                                        "# -7.3/-5.5/-6.4, 18 -9.3/-5.7/-5.1; the lone window and spans scaled 0.97 -7.0/-5.0/-4.6, 0.98\n"
+                                        "# -10.0/-7.1/-6.3 (out, pass 1), 0.99 -8.2/-5.4/-2.8, 1.01 -8.5/-7.3/-2.9, 1.02 -8.8/-9.6/-4.6, 1.03\n"
+                                        "# -15.1/-8.5/-3.1 (out, pass 1); the reclaim spans scaled 0.97 -9.5/-10.3/-6.1 (out, pass 2), 0.98\n"
+                                        "# -8.7/-8.6/-5.3, 0.99 -10.1/-6.8/-6.2 (out, pass 1), 1.01 -9.5/-7.5/-2.2, 1.02 -7.5/-5.4/-3.8, 1.03\n"
+                                        "# -7.2/-7.6/-6.5. Every other metric within at each. The twin's median is below the kernel's in every\n"
+                                        "# pass at every point (the twin's twelve runs at its inputs 1502-1756/1537-1837/1490-1786 MB, the\n"
+                                        "# kernel's 1647-1923/1591-1850/1584-1843).\n"),
+    "host-ext4-seq-tight-1g-ra8192": ("# PENDING (cmp1045, 2026-12-01; in scenarios/validation from cmp21b against v669t): within at validate's\n"
+                                      "# inputs, read_bytes -6.8/-7.9/-4.3% a pass (the kernel's medians 3583/3683/3577 MB), but out at 2 of the\n"
+                                      "# other 15 points: seed blocks from 6 -6.3/-7.8/-4.5, 12 -6.4/-9.3/-6.4, 18 -8.0/-9.8/-7.7; the lone window\n"
+                                      "# and spans scaled 0.97 -4.2/-8.9/-5.1, 0.98 -5.3/-7.3/-5.5, 0.99 -4.4/-11.3/-6.5 (out, pass 2), 1.01\n"
+                                      "# -5.0/-8.5/-5.2, 1.02 -7.0/-7.9/-7.7, 1.03 -7.7/-8.3/-7.8; the reclaim spans scaled 0.97 -5.9/-10.6/-6.4\n"
+                                      "# (out, pass 2), 0.98 -4.9/-8.3/-5.4, 0.99 -6.7/-9.8/-7.3, 1.01 -5.6/-9.1/-3.9, 1.02 -4.9/-6.8/-5.3, 1.03\n"
+                                      "# -5.8/-8.8/-5.6. Every other metric within at each. The twin's median is below the kernel's in every\n"
+                                      "# pass at every point (the twin's twelve runs at its inputs 3179-3596/3213-3619/3217-3508 MB, the\n"
+                                      "# kernel's 3453-3767/3268-3796/3277-3787).\n"),
+    "host-ext4-tight-ra8192": ("# In scenarios/validation (cmp1045, 2026-12-01): within and robust against this set: read_bytes -8.4% (the\n"
+                               "# kernel's median 852 MB) at validate's inputs; seed blocks from 6 -7.9, 12 -4.9, 18 -6.9; the lone window\n"
+                               "# and spans scaled 0.97 -6.9, 0.98 -4.7, 0.99 -5.8, 1.01 -7.6, 1.02 -7.1, 1.03 -7.4; the reclaim spans\n"
+                               "# scaled 0.97 -8.5, 0.98 -5.4, 0.99 -6.4, 1.01 -1.3, 1.02 -4.7, 1.03 -6.8. Every other metric within at\n"
+                               "# each. No known_out. The twin's median is below the kernel's at every point (its twelve runs at its\n"
+                               "# inputs 750-950 MB, the kernel's 772-952).\n"),
+}
+
+
+def check_v1045a_sets():
+    """Every recording V1045A_SETS lists is in real/, was taken on the v1045 build on a quiet host (load below 2:
+    trio-v1045/RULE.md 2) and carries both spans validate gives (the lone windows, the reader and every run's failing
+    reclaims' spans: reclaim-spans-rule.md 3)."""
+    for name, n in V1045A_SETS.items():
+        assert n >= 10, f"{name}: {n} rounds: fewer than ten, not a compared set (trio-v1045/RULE.md 2)"
+        for i in range(1, n + 1):
+            path = os.path.join(OUT if name in PENDING else VALIDATION, "real", f"{name}-v1045a{i}.json")
+            with open(path) as f:
+                real = json.load(f)["variants"]["default"]["real"]
+            assert real["kernel"] == V1045A_KERNEL, f"{path}: kernel {real['kernel']}, not {V1045A_KERNEL}"
+            assert real["loadavg"][0] < 2, f"{path}: load {real['loadavg']}: not a quiet host"
+            hc = real["machine"]["host_cost"]
+            assert len(hc.get("device_lone_window_spans_ns") or []) >= 3 and hc.get("device_lone_window_ns") and hc.get("read_ns_by_order"), \
+                f"{path}: no lone-window spans / lone window / reader"
+            assert hc.get("scenario_reclaim_call_spans_ns") and hc.get("scenario_reclaim_call_ns"), f"{path}: no reclaim spans"
+
+
 def check_v669t_sets():
     """Every recording V669T_SETS lists is in real/, was taken on a quiet host (load below 2) and carries both spans
     validate gives (the lone windows, the reader and every run's failing reclaims' spans: reclaim-spans-rule.md 3)."""
@@ -724,6 +796,8 @@ BOOT_SETS = {"qemu61-xfs-seq-tight-256m-ra8192": 6, "qemu61-xfs-seq-tight-256m-r
 def set_of(name):
     """(tag, n, what) of the quiet set a scenario is compared with: V669_SETS' (quiet and calibrated) before
     QUIET_SETS'."""
+    if name in V1045A_SETS:
+        return "v1045a", V1045A_SETS[name], "a recording set on a quiet host, with its host costs, each run's lone device windows and failing reclaims"
     if name in V669T_SETS:
         return "v669t", V669T_SETS[name], "a recording set on a quiet host, with its host costs, each run's lone device windows and failing reclaims"
     if name in V669R_SETS:
@@ -759,8 +833,18 @@ def v669r_after(name):
             + V669S_NOTES[name] + v669s_rest(name))
 
 
+def v669t_rest(name):
+    """The header lines from the v669t set's on (kept, not compared since cmp1045)."""
+    old = " The v669r set\n# below is kept, not compared.\n"
+    assert V669T_NOTE.endswith(old)
+    return (V669T_NOTE.replace("# Compared with", "# Before, compared with", 1).replace(old, " Kept, not compared,\n# as the v669r set below.\n")
+            + V669T_NOTES[name] + v669r_rest(name))
+
+
 def set_note(name):
     """The header lines a scenario's quiet set puts first (which set, why; then the throttled trio's history)."""
+    if name in V1045A_SETS:
+        return V1045A_NOTE + V1045A_NOTES[name] + v669t_rest(name)
     if name in V669T_SETS:
         return V669T_NOTE + V669T_NOTES[name] + v669r_rest(name)
     if name in V669R_SETS:
@@ -838,6 +922,7 @@ def main():
     check_v669s_sets()
     check_v669r_sets()
     check_v669t_sets()
+    check_v1045a_sets()
     os.makedirs(os.path.join(OUT, "real"), exist_ok=True)
     sizes = {"host": ("512M", "1G"), "qemu": ("128M", "256M")}
     loose = {"512M": "1G", "1G": "2G", "128M": "512M", "256M": "512M"}

@@ -80,16 +80,18 @@ def test_a_host_recordings_costs_become_machine_settings():
 
 
 def test_the_throttled_trio_is_compared_with_its_quiet_reclaim_spans_set():
-    """reclaim-spans-rule.md 3 (cmp21b, after cmp21's v669r): the throttled ra8192 trio (make_folio_scenarios.py
-    V669T_SETS) is compared with the set recorded on a quiet host with the runner's host costs, each run's lone 8 MiB
-    windows one by one and each run's own failing memcg reclaims, with rec21's calibration (real/NAME-v669t1..6.json,
-    6.18.44-fc-v669, load below 2); every recording carries the reclaim spans, so validate gives engine run i
+    """reclaim-spans-rule.md 3 by trio-v1045/RULE.md (cmp1045, after cmp21b's v669t and cmp21's v669r): the throttled
+    ra8192 trio (make_folio_scenarios.py V1045A_SETS) is compared with the twelve rounds recorded on a quiet host of the
+    new build with the runner's host costs, each run's lone 8 MiB windows one by one and each run's own failing memcg
+    reclaims, with rec21's calibration (real/NAME-v1045a1..12.json, 6.18.44-fc-v1045, load below 2); every recording
+    carries the reclaim spans, so validate gives engine run i
     recording i's own reader, lone device window, every lone window's span (machine.loop_read_window_spans,
     spans-rule.md 1), its failing reclaims' spans (machine.reclaim_call_spans, reclaim-spans-rule.md 2) and their
     median as machine.reclaim_call_ns instead of the calibration's (set_run_sets, validate.one_window_kind); the
-    header names the set and says the outcome, and the v669r, v669s, v669l and v669q sets are kept after it (v669r's
-    and v669s's files still in real/). Fails when the scenario is compared with another set, validate gives the
-    recording's median without its spans, gives the calibration's reclaim_call_ns, or gives no run its reclaim spans."""
+    header names the set and says the outcome, and the v669t, v669r, v669s, v669l and v669q sets are kept after it
+    (v669t's, v669r's and v669s's files still in real/). Fails when the scenario is compared with another set,
+    validate gives the recording's median without its spans, gives the calibration's reclaim_call_ns, or gives no run
+    its reclaim spans."""
     import json
     import statistics
     import sys
@@ -102,22 +104,23 @@ def test_the_throttled_trio_is_compared_with_its_quiet_reclaim_spans_set():
     finally:
         sys.path.pop(0)
     trio = {"host-ext4-seq-tight-512m-ra8192", "host-ext4-seq-tight-1g-ra8192", "host-ext4-tight-ra8192"}
-    assert (set(gen.V669T_SETS) == trio and set(gen.V669R_SETS) == trio and set(gen.V669S_SETS) == trio
-            and set(gen.V669L_SETS) == trio and set(gen.V669_SETS) == trio)
-    for name, n in gen.V669T_SETS.items():
+    assert (set(gen.V1045A_SETS) == trio and set(gen.V669T_SETS) == trio and set(gen.V669R_SETS) == trio
+            and set(gen.V669S_SETS) == trio and set(gen.V669L_SETS) == trio and set(gen.V669_SETS) == trio)
+    for name, n in gen.V1045A_SETS.items():
+        assert n == 12, name  # trio-v1045/RULE.md 1-2: twelve rounds, none dropped
         p = os.path.join(ROOT, "scenarios", "validation-pending" if name in gen.PENDING else "validation", name + ".toml")
         scn = memtwin.load(p)
         spec = scn.doc.table("validation")
         paths = recorded_paths(p, spec)
-        assert [os.path.basename(x) for x in paths] == [f"{name}-v669t{i}.json" for i in range(1, n + 1)], p
+        assert [os.path.basename(x) for x in paths] == [f"{name}-v1045a{i}.json" for i in range(1, n + 1)], p
         for i in range(1, 7):  # the earlier sets kept in real/, not compared
-            for tag in ("v669r", "v669s"):
+            for tag in ("v669t", "v669r", "v669s"):
                 assert os.path.exists(os.path.join(os.path.dirname(p), "real", f"{name}-{tag}{i}.json")), (p, tag, i)
         with open(p) as f:
             text = f.read()
-        assert text.startswith(gen.V669T_NOTE + gen.V669T_NOTES[name]), p
-        assert (gen.V669R_NOTES[name] in text and gen.V669S_NOTES[name] in text and gen.V669L_NOTES[name] in text
-                and gen.V669_NOTES[name] in text), p
+        assert text.startswith(gen.V1045A_NOTE + gen.V1045A_NOTES[name]), p
+        assert (gen.V669T_NOTES[name] in text and gen.V669R_NOTES[name] in text and gen.V669S_NOTES[name] in text
+                and gen.V669L_NOTES[name] in text and gen.V669_NOTES[name] in text), p
         plan = scn.doc.plan(None, [])
         windows, medians = set(), set()
         recs = []
@@ -127,7 +130,7 @@ def test_the_throttled_trio_is_compared_with_its_quiet_reclaim_spans_set():
         given = one_window_kind(recs)
         for i, rp in enumerate(paths):
             real = recs[i]["real"]
-            assert real["kernel"] == "6.18.44-fc-v669" and real["loadavg"][0] < 2, rp
+            assert real["kernel"] == "6.18.44-fc-v1045" and real["loadavg"][0] < 2, rp
             hc = real["machine"]["host_cost"]
             sets = set_run_sets(i, given[i], plan, p)
             assert sets[0] == f"kernel.boot_seed={i}"
@@ -138,15 +141,18 @@ def test_the_throttled_trio_is_compared_with_its_quiet_reclaim_spans_set():
             orders = sorted((int(o), ns) for o, ns in hc["read_ns_by_order"].items() if int(o) >= 1)
             assert "machine.read_large_folio_ns=[" + ", ".join(f"[{o}, {ns}]" for o, ns in orders) + "]" in sets, rp
             rec = hc["scenario_reclaim_call_spans_ns"]
-            assert len(rec) >= 5 and rec == sorted(rec), rp
+            # >= 1, not 5: in v1045a the cat's recordings 2 and 9 caught one failing reclaim each (rec.log); a
+            # recording with one carries the spans (reclaim-spans-rule.md 3), and validate gives them
+            assert len(rec) >= 1 and rec == sorted(rec), rp
             assert "machine.reclaim_call_spans=[" + ", ".join(str(x) for x in rec) + "]" in sets, rp
             assert [s for s in sets if s.startswith("machine.reclaim_call_ns=")] == \
                 [f"machine.reclaim_call_ns={round(statistics.median(rec))}"], rp  # the run's own, not the calibration's
             windows.add(hc["device_lone_window_ns"])
             medians.add(round(statistics.median(rec)))
         assert len(windows) > 1 and len(medians) > 1  # each run its own recording's, not one figure for the set
-    # reclaim-spans-rule.md 3 (cmp21b): 1G and the cat within and robust, in scenarios/validation; 512M out at inputs: pending
-    assert trio - gen.PENDING == {"host-ext4-tight-ra8192", "host-ext4-seq-tight-1g-ra8192"}
+    # trio-v1045/RULE.md 4 (cmp1045): the cat within and robust, in scenarios/validation; 512M (4 of 16 points out) and
+    # 1G (2 of 16) within at their inputs but not robust: pending
+    assert trio - gen.PENDING == {"host-ext4-tight-ra8192"}
 
 
 @pytest.mark.parametrize("hc,key", [({"reclaim_call_ns": 0}, "reclaim_call_ns"), ({"reclaim_call_ns": "fast"}, "reclaim_call_ns"),

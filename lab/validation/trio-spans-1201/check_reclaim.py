@@ -11,7 +11,10 @@ one scaling at a time over every recording (a recording without them is left as 
     PYTHONPATH=$PWD/python python3 lab/validation/trio-spans-1201/check_reclaim.py OUTDIR NAME POINT...
 
 The set's tag is `v669r` unless CHECK_SET names another (cmp21b, 2026-12-01: `CHECK_SET=v669t` for the lead's
-quiet set of 08:02-08:08 UTC, /work/quiet/s51/trio/; the code is otherwise unchanged).
+quiet set of 08:02-08:08 UTC, /work/quiet/s51/trio/; the code is otherwise unchanged). cmp1045 (2026-12-01): any
+build's set tag (`CHECK_SET=v1045a`, the lead's twelve quiet rounds on 6.18.44-fc-v1045, trio-v1045/RULE.md), and
+the set's recordings are real/NAME-TAG1..n.json for every n present from 1 on (six for the v669 sets, twelve for
+v1045a), so validate runs seeds 0..n-1 and a seed block `seedB` seeds B..B+n-1; otherwise unchanged.
 
 POINT: `in` (validate's inputs), `seed6`/`seed12`/`seed18`, `dev0.97` .. `dev1.03`, `rec0.97` .. `rec1.03`, or
 `all`. One line per point: every pass's read_bytes (engine median, kernel median, difference), every metric out of
@@ -29,8 +32,8 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 from memtwin.validate import validate_file  # noqa: E402
 
 TAG = os.environ.get("CHECK_SET", "v669r")
-if not re.fullmatch(r"v669[a-z]", TAG):
-    raise SystemExit(f"CHECK_SET={TAG!r}: a set tag such as v669t (real/NAME-TAG1..6.json)")
+if not re.fullmatch(r"v[0-9]+[a-z]", TAG):
+    raise SystemExit(f"CHECK_SET={TAG!r}: a set tag such as v669t or v1045a (real/NAME-TAG1..n.json)")
 SCALINGS = (0.97, 0.98, 0.99, 1.01, 1.02, 1.03)
 ALL = ["in", "seed6", "seed12", "seed18"] + [f"dev{s}" for s in SCALINGS] + [f"rec{s}" for s in SCALINGS]
 
@@ -56,7 +59,12 @@ def run(out, name, point):
     d = os.path.join(out, f"{name}-{point}")
     os.makedirs(d + "/real", exist_ok=True)
     text = open(scenario(name)).read()
-    files = [f"real/{name}-{TAG}{i}.json" for i in range(1, 7)]
+    n = 0
+    while os.path.exists(os.path.join(os.path.dirname(scenario(name)), f"real/{name}-{TAG}{n + 1}.json")):
+        n += 1
+    if not n:
+        raise SystemExit(f"{scenario(name)}: no real/{name}-{TAG}1.json: copy the set {TAG} into real/ first")
+    files = [f"real/{name}-{TAG}{i}.json" for i in range(1, n + 1)]
     text = re.sub(r"recorded = \[[^\]]*\]", "recorded = [" + ", ".join(f'"{f}"' for f in files) + "]", text)
     open(d + "/s.toml", "w").write(text)
     given = 0
@@ -77,7 +85,7 @@ def run(out, name, point):
     rb = [f"{r.step} {r.sim / 1e6:.0f}/{r.real / 1e6:.0f} {(r.sim - r.real) / r.real * 100:+.1f}%" for r in rows if r.metric == "read_bytes"]
     outs = [f"{r.step} {r.metric} {(r.sim - r.real) / r.real * 100 if r.real else 0:+.1f}%" for r in rows if not r.ok]
     sims = {r.step: [round(x / 1e6) for x in r.sims] for r in rows if r.metric == "read_bytes"}
-    print(name, point, f"| reclaim spans in {given}/6 recordings (given: {'yes' if given == 6 else 'no'})",
+    print(name, point, f"| reclaim spans in {given}/{n} recordings (given: {'yes' if given == n else 'no'})",
           "| read_bytes engine/kernel MB:", ", ".join(rb), "| OUT:", "; ".join(outs) or "none",
           "| runs MB:", json.dumps(sims), flush=True)
 
