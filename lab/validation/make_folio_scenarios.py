@@ -544,7 +544,9 @@ V1045A_NOTES = {
                                         "# -8.7/-8.6/-5.3, 0.99 -10.1/-6.8/-6.2 (out, pass 1), 1.01 -9.5/-7.5/-2.2, 1.02 -7.5/-5.4/-3.8, 1.03\n"
                                         "# -7.2/-7.6/-6.5. Every other metric within at each. The twin's median is below the kernel's in every\n"
                                         "# pass at every point (the twin's twelve runs at its inputs 1502-1756/1537-1837/1490-1786 MB, the\n"
-                                        "# kernel's 1647-1923/1591-1850/1584-1843).\n"),
+                                        "# kernel's 1647-1923/1591-1850/1584-1843).\n"
+                                        "# RULE.md's amendment (the lead): the non-overlapping blocks of twelve, 24-35 -12.2/-6.2/-2.1 (out, pass\n"
+                                        "# 1) and 36-47 -11.4/-6.7/-4.9 (out, pass 1).\n"),
     "host-ext4-seq-tight-1g-ra8192": ("# PENDING (cmp1045, 2026-12-01; in scenarios/validation from cmp21b against v669t): within at validate's\n"
                                       "# inputs, read_bytes -6.8/-7.9/-4.3% a pass (the kernel's medians 3583/3683/3577 MB), but out at 2 of the\n"
                                       "# other 15 points: seed blocks from 6 -6.3/-7.8/-4.5, 12 -6.4/-9.3/-6.4, 18 -8.0/-9.8/-7.7; the lone window\n"
@@ -553,13 +555,16 @@ V1045A_NOTES = {
                                       "# (out, pass 2), 0.98 -4.9/-8.3/-5.4, 0.99 -6.7/-9.8/-7.3, 1.01 -5.6/-9.1/-3.9, 1.02 -4.9/-6.8/-5.3, 1.03\n"
                                       "# -5.8/-8.8/-5.6. Every other metric within at each. The twin's median is below the kernel's in every\n"
                                       "# pass at every point (the twin's twelve runs at its inputs 3179-3596/3213-3619/3217-3508 MB, the\n"
-                                      "# kernel's 3453-3767/3268-3796/3277-3787).\n"),
+                                      "# kernel's 3453-3767/3268-3796/3277-3787).\n"
+                                      "# RULE.md's amendment (the lead): the non-overlapping blocks of twelve, 24-35 -7.9/-7.6/-4.7 and 36-47\n"
+                                      "# -5.2/-7.2/-6.2 (within).\n"),
     "host-ext4-tight-ra8192": ("# In scenarios/validation (cmp1045, 2026-12-01): within and robust against this set: read_bytes -8.4% (the\n"
                                "# kernel's median 852 MB) at validate's inputs; seed blocks from 6 -7.9, 12 -4.9, 18 -6.9; the lone window\n"
                                "# and spans scaled 0.97 -6.9, 0.98 -4.7, 0.99 -5.8, 1.01 -7.6, 1.02 -7.1, 1.03 -7.4; the reclaim spans\n"
                                "# scaled 0.97 -8.5, 0.98 -5.4, 0.99 -6.4, 1.01 -1.3, 1.02 -4.7, 1.03 -6.8. Every other metric within at\n"
                                "# each. No known_out. The twin's median is below the kernel's at every point (its twelve runs at its\n"
-                               "# inputs 750-950 MB, the kernel's 772-952).\n"),
+                               "# inputs 750-950 MB, the kernel's 772-952).\n"
+                               "# RULE.md's amendment (the lead): the non-overlapping blocks of twelve, 24-35 -3.5 and 36-47 -5.9 (within).\n"),
 }
 
 
