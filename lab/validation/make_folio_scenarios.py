@@ -124,7 +124,11 @@ def limit(on, size):
 # scenarios/validation/.
 # host-ext4-seq-tight-1g-ra8192 left it with cmp21b (2026-12-01): within and robust against the v669t set (V669T_NOTES);
 # back with cmp1045 (2026-12-01): against the v1045a set within at its inputs but out at 2 of 16 points (V1045A_NOTES).
-PENDING = {"qemu61-xfs-seq-tight-256m-ra8192", "host-ext4-seq-tight-512m-ra8192", "host-ext4-seq-tight-1g-ra8192"}
+# host-ext4-tight-ra8192 (the 256M cat) here since cmp857 (2026-12-02): against the v857a set out at its inputs and at
+# every one of the 18 points of trio-v857/RULE.md 4 (V857A_NOTES); in scenarios/validation from the lead's lone-window
+# set to cmp1045.
+PENDING = {"qemu61-xfs-seq-tight-256m-ra8192", "host-ext4-seq-tight-512m-ra8192", "host-ext4-seq-tight-1g-ra8192",
+           "host-ext4-tight-ra8192"}
 PENDING_DIR = "scenarios/validation-pending"
 # Why a pending scenario without a note of its own elsewhere (THROTTLED_NOTES) is still pending: its header's first lines.
 PENDING_NOTES = {"qemu61-xfs-seq-tight-256m-ra8192": ("# PENDING (the lead, 2026-11-29 06:00, 1ef26ee): the set passes on its medians, but the twin's figure moves\n"
@@ -586,6 +590,90 @@ def check_v1045a_sets():
             assert hc.get("scenario_reclaim_call_spans_ns") and hc.get("scenario_reclaim_call_ns"), f"{path}: no reclaim spans"
 
 
+# The trio on this machine's host build 6.18.44-fc-v857 (the BENCHMARKS.md cost table's build; v1045a was of
+# 6.18.44-fc-v1045, the v669 sets of 6.18.44-fc-v669), recorded by lab/validation/trio-v857/RULE.md (written and
+# committed before any v857 recording: trio-v1045/RULE.md with its amendment, unchanged): twelve rounds by the lead
+# before any helper started, lab/validation/trio-v1045/quiet-trio.sh (one run per hold of both locks, nice -10, the
+# three in turn), real/NAME-v857a1..12.json, byte-identical copies of /work/quiet/s54/trio/ (its rec.log:
+# lab/validation/trio-v857/rec.log). The compared set of all three since cmp857 (the rule's 3, whatever the outcome);
+# v1045a, v669t and the older sets kept in real/, not compared.
+V857A_SETS = {n: 12 for n in ("host-ext4-seq-tight-512m-ra8192", "host-ext4-seq-tight-1g-ra8192", "host-ext4-tight-ra8192")}
+V857A_KERNEL = "6.18.44-fc-v857"
+# The recordings that caught fewer than three lone 8 MiB windows, so the runner recorded no lone window
+# (hostcal.device_window_from, LONE_WINDOWS_MIN): the cat's recording 5 (0 lone windows; rec.log).
+V857A_NO_LONE = {"host-ext4-tight-ra8192": (5,)}
+V857A_NOTE = ("# Compared with a recording set taken on a quiet host of this machine's build 6.18.44-fc-v857 (v1045a below was\n"
+              "# of 6.18.44-fc-v1045, the v669 sets of -v669) with the runner's host costs, each run's lone 8 MiB windows one by one and\n"
+              "# each run's own failing memcg reclaims, with rec21's calibration: twelve rounds by lab/validation/trio-v857/\n"
+              "# RULE.md (trio-v1045/RULE.md with its amendment, unchanged), written before any v857 recording\n"
+              "# (real/NAME-v857a1..12.json, 2026-12-02 05:17:48-05:32:34 UTC, by the lead before any helper started, load\n"
+              "# 0.74-1.31 (1 min) at every start and end, every rc 0, no round dropped, one run per hold of both locks;\n"
+              "# make_folio_scenarios.py V857A_SETS; lab/validation/trio-v857/rec.log). Every recording carries the reclaim\n"
+              "# spans (the failing reclaims 22-42 a 512M run, 61-106 a 1G run, 2-13 a cat) and the reader; every 512M and 1G\n"
+              "# recording the lone windows (22-39 a 512M run, 53-80 a 1G run), the cat's 0-8, its recording 5 none (fewer\n"
+              "# than three: no lone window recorded), so by lab/validation/lone-window-rule.md 1 and its amendment (b)\n"
+              "# (validate.one_window_kind) validate gives the cat's twelve runs their whole-run windows (device_window_ns),\n"
+              "# no lone window, no lone-window spans; the 512M's and 1G's runs their lone window and spans. By\n"
+              "# lab/validation/reclaim-spans-rule.md 2 validate gives engine run i its recording's failing reclaims' spans\n"
+              "# (machine.reclaim_call_spans, each memcg reclaim one draw) and their median as machine.reclaim_call_ns, with\n"
+              "# its reader. The rule (RULE.md 4): every metric of every pass within at validate's inputs (seeds 0-11), at\n"
+              "# the boot seed blocks from 6, 12, 18, 24 and 36 (check_reclaim.py's seedB: seeds B..B+11), with every\n"
+              "# recording's device input scaled by 0.97/0.98/0.99/1.01/1.02/1.03 (the lone window and spans; the cat's\n"
+              "# whole-run window, the input it is given), and with every recording's reclaim spans and their median scaled\n"
+              "# by the same six (lab/validation/trio-spans-1201/check_reclaim.py with CHECK_SET=v857a, trio-v857/check.txt).\n"
+              "# The v1045a set below is kept, not compared.\n")
+V857A_NOTES = {
+    "host-ext4-seq-tight-512m-ra8192": ("# PENDING (cmp857, 2026-12-02): within at validate's inputs, read_bytes -6.9/-6.5/-2.4% a pass (the kernel's\n"
+                                        "# medians 1310/1322/1325 MB), but out at 2 of the other 17 points: seed blocks from 6 -7.2/-4.7/-4.4, 12\n"
+                                        "# -0.9/-1.9/-1.6, 18 -6.0/-3.9/-1.1, 24 -6.4/-5.1/-7.3, 36 -3.6/-0.4/-4.6; the lone window and spans\n"
+                                        "# scaled 0.97 -6.4/-4.8/-1.4, 0.98 -2.8/-3.4/-3.6, 0.99 -5.0/-7.1/-7.0, 1.01 -8.1/-4.7/-3.4, 1.02\n"
+                                        "# -10.3/-4.5/-2.3 (out, pass 1), 1.03 -10.5/-7.1/-9.8 (out, pass 1); the reclaim spans scaled 0.97\n"
+                                        "# -7.6/-4.7/-7.0, 0.98 -7.1/-5.8/-7.3, 0.99 -6.6/-6.1/+0.9, 1.01 -4.5/-4.1/-3.4, 1.02 -9.9/-1.5/-2.0, 1.03\n"
+                                        "# -6.8/-2.5/-3.0. Every other metric within at each. The twin's median is below the kernel's in every\n"
+                                        "# pass at every point but one (reclaim spans 0.99, pass 3: +0.9) (the twin's twelve runs at its inputs\n"
+                                        "# 1078-1282/1085-1351/1120-1402 MB, the kernel's 1208-1422/1235-1450/1214-1492).\n"),
+    "host-ext4-seq-tight-1g-ra8192": ("# PENDING (cmp857, 2026-12-02): within at validate's inputs, read_bytes -5.4/-8.0/-5.0% a pass (the kernel's\n"
+                                      "# medians 2703/2754/2734 MB), but out at 3 of the other 17 points: seed blocks from 6 -4.4/-5.5/-9.4, 12\n"
+                                      "# -5.6/-7.3/-7.2, 18 -5.6/-5.9/-9.0, 24 -4.6/-8.7/-8.2, 36 -5.5/-8.5/-8.5; the lone window and spans\n"
+                                      "# scaled 0.97 -4.9/-2.3/-6.1, 0.98 -2.1/-5.6/-4.7, 0.99 -4.5/-6.7/-5.3, 1.01 -6.0/-7.6/-6.8, 1.02\n"
+                                      "# -7.4/-6.0/-6.2, 1.03 -9.4/-11.5/-7.0 (out, pass 2); the reclaim spans scaled 0.97 -11.9/-5.5/-5.9 (out,\n"
+                                      "# pass 1), 0.98 -11.3/-11.7/-6.6 (out, passes 1 and 2), 0.99 -5.9/-5.0/-6.6, 1.01 -6.6/-4.8/-3.6, 1.02\n"
+                                      "# -8.0/-6.8/-5.3, 1.03 -6.0/-6.6/-5.7. Every other metric within at each. The twin's median is below the\n"
+                                      "# kernel's in every pass at every point (the twin's twelve runs at its inputs 2254-2778/2402-2858/2294-2784\n"
+                                      "# MB, the kernel's 2429-2939/2534-2908/2493-3028).\n"),
+    "host-ext4-tight-ra8192": ("# PENDING (cmp857, 2026-12-02; in scenarios/validation from the lead's lone-window set to cmp1045): out at\n"
+                               "# validate's inputs, read_bytes -11.7% (the kernel's median 653 MB), and at every other point: seed blocks\n"
+                               "# from 6 -11.7, 12 -12.1, 18 -14.0, 24 -11.7, 36 -11.7; the whole-run window scaled 0.97 -13.8, 0.98 -12.4,\n"
+                               "# 0.99 -11.7, 1.01 -15.7, 1.02 -13.9, 1.03 -16.2; the reclaim spans scaled 0.97 -14.3, 0.98 -13.2, 0.99\n"
+                               "# -11.8, 1.01 -13.9, 1.02 -11.7, 1.03 -14.0 (out at all 18). Every other metric within at each. Given the\n"
+                               "# whole-run window, not the lone one (the recording 5 caught no lone window: the note above). The twin's\n"
+                               "# median is below the kernel's at every point (its twelve runs at its inputs 499-653 MB, the kernel's\n"
+                               "# 569-724). For information only, no verdict rests on it (trio-v857/info_cat11.py): against the eleven\n"
+                               "# recordings that carry the lone window (validate then gives each run its lone window and spans) the cat\n"
+                               "# reads -4.1% at seeds 0-10 (630/657 MB) and +1.1% at seeds 12-22 (664/657).\n"),
+}
+
+
+def check_v857a_sets():
+    """Every recording V857A_SETS lists is in real/, was taken on the v857 build on a quiet host (load below 2:
+    trio-v857/RULE.md 2), carries the reader and the reclaim spans validate gives (reclaim-spans-rule.md 3), and the
+    lone window and spans exactly where V857A_NO_LONE does not name it (lone-window-rule.md (b): a set with one
+    recording without it is given the whole-run window)."""
+    for name, n in V857A_SETS.items():
+        assert n >= 10, f"{name}: {n} rounds: fewer than ten, not a compared set (trio-v857/RULE.md 2)"
+        for i in range(1, n + 1):
+            path = os.path.join(OUT if name in PENDING else VALIDATION, "real", f"{name}-v857a{i}.json")
+            with open(path) as f:
+                real = json.load(f)["variants"]["default"]["real"]
+            assert real["kernel"] == V857A_KERNEL, f"{path}: kernel {real['kernel']}, not {V857A_KERNEL}"
+            assert real["loadavg"][0] < 2, f"{path}: load {real['loadavg']}: not a quiet host"
+            hc = real["machine"]["host_cost"]
+            assert hc.get("read_ns_by_order") and hc.get("device_window_ns"), f"{path}: no reader / whole-run window"
+            lone = len(hc.get("device_lone_window_spans_ns") or []) >= 3 and bool(hc.get("device_lone_window_ns"))
+            assert lone == (i not in V857A_NO_LONE.get(name, ())), f"{path}: lone window {'present' if lone else 'absent'}, V857A_NO_LONE says otherwise"
+            assert hc.get("scenario_reclaim_call_spans_ns") and hc.get("scenario_reclaim_call_ns"), f"{path}: no reclaim spans"
+
+
 def check_v669t_sets():
     """Every recording V669T_SETS lists is in real/, was taken on a quiet host (load below 2) and carries both spans
     validate gives (the lone windows, the reader and every run's failing reclaims' spans: reclaim-spans-rule.md 3)."""
@@ -801,6 +889,8 @@ BOOT_SETS = {"qemu61-xfs-seq-tight-256m-ra8192": 6, "qemu61-xfs-seq-tight-256m-r
 def set_of(name):
     """(tag, n, what) of the quiet set a scenario is compared with: V669_SETS' (quiet and calibrated) before
     QUIET_SETS'."""
+    if name in V857A_SETS:
+        return "v857a", V857A_SETS[name], "a recording set on a quiet host, with its host costs, each run's lone device windows and failing reclaims"
     if name in V1045A_SETS:
         return "v1045a", V1045A_SETS[name], "a recording set on a quiet host, with its host costs, each run's lone device windows and failing reclaims"
     if name in V669T_SETS:
@@ -846,8 +936,18 @@ def v669t_rest(name):
             + V669T_NOTES[name] + v669r_rest(name))
 
 
+def v1045a_rest(name):
+    """The header lines from the v1045a set's on (kept, not compared since cmp857)."""
+    old = " The v669t set below is kept, not compared.\n"
+    assert V1045A_NOTE.endswith(old)
+    return (V1045A_NOTE.replace("# Compared with", "# Before, compared with", 1).replace(old, " Kept, not compared, as the v669t set below.\n")
+            + V1045A_NOTES[name] + v669t_rest(name))
+
+
 def set_note(name):
     """The header lines a scenario's quiet set puts first (which set, why; then the throttled trio's history)."""
+    if name in V857A_SETS:
+        return V857A_NOTE + V857A_NOTES[name] + v1045a_rest(name)
     if name in V1045A_SETS:
         return V1045A_NOTE + V1045A_NOTES[name] + v669t_rest(name)
     if name in V669T_SETS:
@@ -928,6 +1028,7 @@ def main():
     check_v669r_sets()
     check_v669t_sets()
     check_v1045a_sets()
+    check_v857a_sets()
     os.makedirs(os.path.join(OUT, "real"), exist_ok=True)
     sizes = {"host": ("512M", "1G"), "qemu": ("128M", "256M")}
     loose = {"512M": "1G", "1G": "2G", "128M": "512M", "256M": "512M"}

@@ -74,24 +74,25 @@ def test_a_host_recordings_costs_become_machine_settings():
         recorded_host_cost(rec(hc)) + ['machine.loop_read_window="1211000ns"']
     assert set_run_sets(3, rec(hc)) == ["kernel.boot_seed=3", "machine.read_large_folio_ns=[[2, 417], [4, 301], [8, 348]]",
                                         "machine.reclaim_call_ns=331"]
-    scn = memtwin.load(os.path.join(ROOT, "scenarios", "validation", "host-ext4-tight-ra8192.toml"))  # in validation again since the lone-window set
+    scn = memtwin.load(os.path.join(ROOT, "scenarios", "validation-pending", "host-ext4-tight-ra8192.toml"))  # pending since cmp857 (v857a)
     base = memtwin.run(scn, sets=["kernel.boot_seed=0"]).steps["sys_s"].sum()
     assert memtwin.run(scn, sets=set_run_sets(0, rec(hc))).steps["sys_s"].sum() != base  # the engine takes them
 
 
 def test_the_throttled_trio_is_compared_with_its_quiet_reclaim_spans_set():
-    """reclaim-spans-rule.md 3 by trio-v1045/RULE.md (cmp1045, after cmp21b's v669t and cmp21's v669r): the throttled
-    ra8192 trio (make_folio_scenarios.py V1045A_SETS) is compared with the twelve rounds recorded on a quiet host of the
-    new build with the runner's host costs, each run's lone 8 MiB windows one by one and each run's own failing memcg
-    reclaims, with rec21's calibration (real/NAME-v1045a1..12.json, 6.18.44-fc-v1045, load below 2); every recording
-    carries the reclaim spans, so validate gives engine run i
-    recording i's own reader, lone device window, every lone window's span (machine.loop_read_window_spans,
-    spans-rule.md 1), its failing reclaims' spans (machine.reclaim_call_spans, reclaim-spans-rule.md 2) and their
-    median as machine.reclaim_call_ns instead of the calibration's (set_run_sets, validate.one_window_kind); the
-    header names the set and says the outcome, and the v669t, v669r, v669s, v669l and v669q sets are kept after it
-    (v669t's, v669r's and v669s's files still in real/). Fails when the scenario is compared with another set,
-    validate gives the recording's median without its spans, gives the calibration's reclaim_call_ns, or gives no run
-    its reclaim spans."""
+    """reclaim-spans-rule.md 3 by trio-v857/RULE.md (cmp857, after cmp1045's v1045a and cmp21b's v669t): the throttled
+    ra8192 trio (make_folio_scenarios.py V857A_SETS) is compared with the twelve rounds recorded on a quiet host of this
+    machine's build with the runner's host costs, each run's lone 8 MiB windows one by one and each run's own failing
+    memcg reclaims, with rec21's calibration (real/NAME-v857a1..12.json, 6.18.44-fc-v857, load below 2); every
+    recording carries the reclaim spans, so validate gives engine run i recording i's own reader, its failing
+    reclaims' spans (machine.reclaim_call_spans, reclaim-spans-rule.md 2) and their median as machine.reclaim_call_ns
+    instead of the calibration's (set_run_sets, validate.one_window_kind); the 512M's and 1G's runs their lone device
+    window and every lone window's span (machine.loop_read_window_spans, spans-rule.md 1); the cat's runs, whose
+    recording 5 caught no lone window (V857A_NO_LONE), their whole-run windows (device_window_ns) and no spans
+    (lone-window-rule.md (b)). The header names the set and says the outcome, and the v1045a, v669t, v669r, v669s,
+    v669l and v669q sets are kept after it (v1045a's, v669t's, v669r's and v669s's files still in real/). Fails when
+    the scenario is compared with another set, validate gives the recording's median without its spans, gives the
+    calibration's reclaim_call_ns, gives no run its reclaim spans, or mixes lone and whole-run windows in one set."""
     import json
     import statistics
     import sys
@@ -104,23 +105,25 @@ def test_the_throttled_trio_is_compared_with_its_quiet_reclaim_spans_set():
     finally:
         sys.path.pop(0)
     trio = {"host-ext4-seq-tight-512m-ra8192", "host-ext4-seq-tight-1g-ra8192", "host-ext4-tight-ra8192"}
-    assert (set(gen.V1045A_SETS) == trio and set(gen.V669T_SETS) == trio and set(gen.V669R_SETS) == trio
-            and set(gen.V669S_SETS) == trio and set(gen.V669L_SETS) == trio and set(gen.V669_SETS) == trio)
-    for name, n in gen.V1045A_SETS.items():
-        assert n == 12, name  # trio-v1045/RULE.md 1-2: twelve rounds, none dropped
+    assert (set(gen.V857A_SETS) == trio and set(gen.V1045A_SETS) == trio and set(gen.V669T_SETS) == trio
+            and set(gen.V669R_SETS) == trio and set(gen.V669S_SETS) == trio and set(gen.V669L_SETS) == trio
+            and set(gen.V669_SETS) == trio)
+    assert gen.V857A_NO_LONE == {"host-ext4-tight-ra8192": (5,)}  # rec.log: the cat's round 5, "lone windows 0"
+    for name, n in gen.V857A_SETS.items():
+        assert n == 12, name  # trio-v857/RULE.md 1-2: twelve rounds, none dropped
         p = os.path.join(ROOT, "scenarios", "validation-pending" if name in gen.PENDING else "validation", name + ".toml")
         scn = memtwin.load(p)
         spec = scn.doc.table("validation")
         paths = recorded_paths(p, spec)
-        assert [os.path.basename(x) for x in paths] == [f"{name}-v1045a{i}.json" for i in range(1, n + 1)], p
-        for i in range(1, 7):  # the earlier sets kept in real/, not compared
-            for tag in ("v669t", "v669r", "v669s"):
+        assert [os.path.basename(x) for x in paths] == [f"{name}-v857a{i}.json" for i in range(1, n + 1)], p
+        for tag, k in (("v1045a", 12), ("v669t", 6), ("v669r", 6), ("v669s", 6)):  # the earlier sets kept in real/, not compared
+            for i in range(1, k + 1):
                 assert os.path.exists(os.path.join(os.path.dirname(p), "real", f"{name}-{tag}{i}.json")), (p, tag, i)
         with open(p) as f:
             text = f.read()
-        assert text.startswith(gen.V1045A_NOTE + gen.V1045A_NOTES[name]), p
-        assert (gen.V669T_NOTES[name] in text and gen.V669R_NOTES[name] in text and gen.V669S_NOTES[name] in text
-                and gen.V669L_NOTES[name] in text and gen.V669_NOTES[name] in text), p
+        assert text.startswith(gen.V857A_NOTE + gen.V857A_NOTES[name]), p
+        assert (gen.V1045A_NOTES[name] in text and gen.V669T_NOTES[name] in text and gen.V669R_NOTES[name] in text
+                and gen.V669S_NOTES[name] in text and gen.V669L_NOTES[name] in text and gen.V669_NOTES[name] in text), p
         plan = scn.doc.plan(None, [])
         windows, medians = set(), set()
         recs = []
@@ -128,31 +131,39 @@ def test_the_throttled_trio_is_compared_with_its_quiet_reclaim_spans_set():
             with open(rp) as f:
                 recs.append(json.load(f)["variants"]["default"])
         given = one_window_kind(recs)
+        lone_set = name not in gen.V857A_NO_LONE
         for i, rp in enumerate(paths):
             real = recs[i]["real"]
-            assert real["kernel"] == "6.18.44-fc-v1045" and real["loadavg"][0] < 2, rp
+            assert real["kernel"] == "6.18.44-fc-v857" and real["loadavg"][0] < 2, rp
             hc = real["machine"]["host_cost"]
             sets = set_run_sets(i, given[i], plan, p)
             assert sets[0] == f"kernel.boot_seed={i}"
-            assert f'machine.loop_read_window="{hc["device_lone_window_ns"]}ns"' in sets, rp
-            spans = hc["device_lone_window_spans_ns"]
-            assert len(spans) >= 3 and spans == sorted(spans) and hc["device_lone_window_ns"] == spans[len(spans) // 2], rp
-            assert "machine.loop_read_window_spans=[" + ", ".join(f'"{x}ns"' for x in spans) + "]" in sets, rp
+            if lone_set:
+                assert f'machine.loop_read_window="{hc["device_lone_window_ns"]}ns"' in sets, rp
+                spans = hc["device_lone_window_spans_ns"]
+                assert len(spans) >= 3 and spans == sorted(spans) and hc["device_lone_window_ns"] == spans[len(spans) // 2], rp
+                assert "machine.loop_read_window_spans=[" + ", ".join(f'"{x}ns"' for x in spans) + "]" in sets, rp
+                windows.add(hc["device_lone_window_ns"])
+            else:
+                # one recording without the lone window: every run its whole-run window, none a lone one or spans
+                assert ("device_lone_window_ns" in hc) == (i + 1 not in gen.V857A_NO_LONE[name]), rp
+                assert f'machine.loop_read_window="{hc["device_window_ns"]}ns"' in sets, rp
+                assert not any(s.startswith("machine.loop_read_window_spans=") for s in sets), rp
+                windows.add(hc["device_window_ns"])
             orders = sorted((int(o), ns) for o, ns in hc["read_ns_by_order"].items() if int(o) >= 1)
             assert "machine.read_large_folio_ns=[" + ", ".join(f"[{o}, {ns}]" for o, ns in orders) + "]" in sets, rp
             rec = hc["scenario_reclaim_call_spans_ns"]
-            # >= 1, not 5: in v1045a the cat's recordings 2 and 9 caught one failing reclaim each (rec.log); a
-            # recording with one carries the spans (reclaim-spans-rule.md 3), and validate gives them
+            # >= 1, not 5: a cat's run may catch one or two failing reclaims (v857a's cat: 2-13); a recording with
+            # one carries the spans (reclaim-spans-rule.md 3), and validate gives them
             assert len(rec) >= 1 and rec == sorted(rec), rp
             assert "machine.reclaim_call_spans=[" + ", ".join(str(x) for x in rec) + "]" in sets, rp
             assert [s for s in sets if s.startswith("machine.reclaim_call_ns=")] == \
                 [f"machine.reclaim_call_ns={round(statistics.median(rec))}"], rp  # the run's own, not the calibration's
-            windows.add(hc["device_lone_window_ns"])
             medians.add(round(statistics.median(rec)))
         assert len(windows) > 1 and len(medians) > 1  # each run its own recording's, not one figure for the set
-    # trio-v1045/RULE.md 4 (cmp1045): the cat within and robust, in scenarios/validation; 512M (4 of 16 points out) and
-    # 1G (2 of 16) within at their inputs but not robust: pending
-    assert trio - gen.PENDING == {"host-ext4-tight-ra8192"}
+    # trio-v857/RULE.md 4 (cmp857): the 512M (2 of 18 points out) and 1G (3 of 18) within at their inputs but not
+    # robust, the cat out at its inputs and at all 18: all three pending
+    assert trio <= gen.PENDING
 
 
 @pytest.mark.parametrize("hc,key", [({"reclaim_call_ns": 0}, "reclaim_call_ns"), ({"reclaim_call_ns": "fast"}, "reclaim_call_ns"),
@@ -433,7 +444,7 @@ def test_a_recordings_lone_window_spans_are_given_as_the_devices_batches():
             recorded_host_cost(rec({**base, "device_lone_window_spans_ns": badv}), "s.toml", "recording 2 of the set")
         assert "recording 2 of the set: real.machine.host_cost.device_lone_window_spans_ns" in str(e.value) and "re-record" in str(e.value)
     # the engine takes them: the 256M cat on the host scenario, the one median with two spreads
-    scn = memtwin.load(os.path.join(ROOT, "scenarios", "validation", "host-ext4-tight-ra8192.toml"))
+    scn = memtwin.load(os.path.join(ROOT, "scenarios", "validation-pending", "host-ext4-tight-ra8192.toml"))
     at = lambda hc: memtwin.run(scn, sets=["kernel.boot_seed=0"] + recorded_host_cost(rec(hc))).to_json()["steps"][0]["metrics"]["read_bytes"]
     one = at(base)
     assert at({**base, "device_lone_window_spans_ns": [3200000] * 3}) == one  # every batch at the median's rate: as before
@@ -537,7 +548,7 @@ def test_a_recordings_own_reclaims_are_given_with_their_median_as_the_scalar():
         with pytest.raises(memtwin.ScenarioError) as e:
             recorded_host_cost(rec({**hc, "scenario_reclaim_call_spans_ns": badv}), "s.toml", "recording 2 of the set")
         assert "recording 2 of the set: real.machine.host_cost.scenario_reclaim_call_spans_ns" in str(e.value) and "re-record" in str(e.value)
-    scn = memtwin.load(os.path.join(ROOT, "scenarios", "validation", "host-ext4-tight-ra8192.toml"))
+    scn = memtwin.load(os.path.join(ROOT, "scenarios", "validation-pending", "host-ext4-tight-ra8192.toml"))
     at = lambda hc: memtwin.run(scn, sets=["kernel.boot_seed=0"] + recorded_host_cost(rec(hc))).to_json()["steps"][0]["metrics"]
     assert at({"scenario_reclaim_call_spans_ns": [262] * 3}) == at({"reclaim_call_ns": 262})  # one figure: as the scalar
 

@@ -14,7 +14,12 @@ The set's tag is `v669r` unless CHECK_SET names another (cmp21b, 2026-12-01: `CH
 quiet set of 08:02-08:08 UTC, /work/quiet/s51/trio/; the code is otherwise unchanged). cmp1045 (2026-12-01): any
 build's set tag (`CHECK_SET=v1045a`, the lead's twelve quiet rounds on 6.18.44-fc-v1045, trio-v1045/RULE.md), and
 the set's recordings are real/NAME-TAG1..n.json for every n present from 1 on (six for the v669 sets, twelve for
-v1045a), so validate runs seeds 0..n-1 and a seed block `seedB` seeds B..B+n-1; otherwise unchanged.
+v1045a), so validate runs seeds 0..n-1 and a seed block `seedB` seeds B..B+n-1; otherwise unchanged. cmp857
+(2026-12-02, `CHECK_SET=v857a`): a `devS` point scales the device input validate gives (lone-window-rule.md 1 and
+its amendment (b), validate.one_window_kind): the lone window and its spans where every recording has the lone
+window (as before), else every recording's whole-run window (`device_window_ns`), which is then what every run is
+given (v857a's cat: its recording 5 caught no lone window); each line says which, and in how many recordings the
+lone window is.
 
 POINT: `in` (validate's inputs), `seed6`/`seed12`/`seed18`, `dev0.97` .. `dev1.03`, `rec0.97` .. `rec1.03`, or
 `all`. One line per point: every pass's read_bytes (engine median, kernel median, difference), every metric out of
@@ -68,13 +73,16 @@ def run(out, name, point):
     text = re.sub(r"recorded = \[[^\]]*\]", "recorded = [" + ", ".join(f'"{f}"' for f in files) + "]", text)
     open(d + "/s.toml", "w").write(text)
     given = 0
-    for f in files:
-        r = json.load(open(os.path.join(os.path.dirname(scenario(name)), f)))
+    reals = [json.load(open(os.path.join(os.path.dirname(scenario(name)), f))) for f in files]
+    lone = sum(all("device_lone_window_ns" in v["real"]["machine"]["host_cost"] for v in r["variants"].values()) for r in reals)
+    for f, r in zip(files, reals):
         for v in r["variants"].values():
             hc = v["real"]["machine"]["host_cost"]
-            if dev:
+            if dev and lone == n:
                 hc["device_lone_window_ns"] = round(hc["device_lone_window_ns"] * dev)
                 hc["device_lone_window_spans_ns"] = [round(x * dev) for x in hc["device_lone_window_spans_ns"]]
+            elif dev:
+                hc["device_window_ns"] = round(hc["device_window_ns"] * dev)
             if "scenario_reclaim_call_spans_ns" in hc:
                 given += 1
                 if rec:
@@ -85,7 +93,8 @@ def run(out, name, point):
     rb = [f"{r.step} {r.sim / 1e6:.0f}/{r.real / 1e6:.0f} {(r.sim - r.real) / r.real * 100:+.1f}%" for r in rows if r.metric == "read_bytes"]
     outs = [f"{r.step} {r.metric} {(r.sim - r.real) / r.real * 100 if r.real else 0:+.1f}%" for r in rows if not r.ok]
     sims = {r.step: [round(x / 1e6) for x in r.sims] for r in rows if r.metric == "read_bytes"}
-    print(name, point, f"| reclaim spans in {given}/{n} recordings (given: {'yes' if given == n else 'no'})",
+    window = "" if lone == n else f" | lone window in {lone}/{n} recordings (given: no; the whole-run window is)"
+    print(name, point, f"| reclaim spans in {given}/{n} recordings (given: {'yes' if given == n else 'no'}){window}",
           "| read_bytes engine/kernel MB:", ", ".join(rb), "| OUT:", "; ".join(outs) or "none",
           "| runs MB:", json.dumps(sims), flush=True)
 

@@ -13,7 +13,7 @@ mkdir -p "$out"
 cd /work/main
 log=$out/rec.log
 for r in $(seq 1 ${ROUNDS:-12}); do
-  for n in validation-pending/host-ext4-seq-tight-512m-ra8192 validation-pending/host-ext4-seq-tight-1g-ra8192 validation/host-ext4-tight-ra8192; do
+  for n in validation-pending/host-ext4-seq-tight-512m-ra8192 validation-pending/host-ext4-seq-tight-1g-ra8192 validation-pending/host-ext4-tight-ra8192; do
     b=$(basename $n)
     j=$out/$b-$set_name$r.json
     echo "$(date +%T) $b round $r load $(cat /proc/loadavg)" >> $log
