@@ -886,9 +886,15 @@ PREEMPT_OVER_WHY = ("the engine's writer waits MORE than the host's since pre23 
                     "run): the host's writer scans as many pages as the engine's (243,968 against 235,264) and would give 476 "
                     "windows if each work ran at once, but 36 of its 218 works stayed pending 1-7 ms (schedule_work() on a "
                     "pending work wakes nothing; vmpressure_work_fn() zeroes tree_scanned when it runs) while the writer "
-                    "scanned on: the kworker's wake-up did not preempt it at once (RUN_TO_PARITY or the tick: not traced "
-                    "quietly), where the engine preempts at every window of the idle sets; not modelled either: the writer's waits behind the runner's sampler and the reader (1-4 a run, "
-                    "2-6 ms each)")
+                    "scanned on: the kworker's wake-up did not preempt it at once, where the engine preempts at every window of the "
+                    "idle sets; traced quietly (slice23, lab/validation/vmp-slice-1201, two runs on v1045): 33 and 36 of the "
+                    "writer's 305 and 252 works pending (104 and 176 windows swallowed): 25 with no wake-up at all (kick_pool(): "
+                    "need_more_worker() false, the pool's worker still runnable from the loop device's dio completions), 44 woken "
+                    "without preempting (6.18 check_preempt_wakeup_fair() -> __pick_eevdf(): the writer still eligible after the "
+                    "kworker's entry; not the protected slice, inside which 374 of the 475 at-once preemptions came; the lags are "
+                    "not traced, so not modelled), each pending ended by the writer's sleep or at the first update_curr() after "
+                    "its protected slice, mostly the next tick; not modelled either: the writer's waits behind the runner's "
+                    "sampler and the reader (1-4 a run, 2-6 ms each)")
 PREEMPT_OVER = {("host-queue-rw-msk", "msk-1280", "write", "sched.run_delay_s"),
                 ("host-queue-rw-msk", "msk-128", "write", "sched.run_delay_s"),
                 ("host-queue-rw-seq", "none", "write", "sched.run_delay_s"),

@@ -6,6 +6,7 @@ the end (bytes asked of write, read calls, per task); `F T PARENT CHILD` a fork 
 letters it reads and how many fields (the letter included) a well-formed line of each has: a line of another length
 (cut off at the end of a trace, or interleaved) is passed over."""
 import collections
+import lzma
 import re
 
 MAP = re.compile(r"@(wr|rdn)\[(\d+)\]: (\d+)")
@@ -14,10 +15,10 @@ MAP = re.compile(r"@(wr|rdn)\[(\d+)\]: (\d+)")
 def parse(path, shapes):
     """(wr, rdn, (forks, fork_time), lines) of a bt.out: `wr`/`rdn` {pid: n}; `forks` [(parent, child)] in order,
     `fork_time` {child: ns}; `lines` {letter: [fields after the letter, ...]} for each letter of `shapes`
-    ({letter: field count}), in the trace's order."""
+    ({letter: field count}), in the trace's order. A path ending in .xz is read through lzma (bt.out kept xz-compressed)."""
     wr, rdn, forks, ft = {}, {}, [], {}
     lines = {k: [] for k in shapes}
-    for line in open(path):
+    for line in (lzma.open(path, "rt") if path.endswith(".xz") else open(path)):
         f = line.split()
         if not f:
             continue
