@@ -538,10 +538,10 @@ V1045A_NOTE = ("# Compared with a recording set taken on a quiet host of the new
 V1045A_NOTES = {
     "host-ext4-seq-tight-512m-ra8192": ("# PENDING (cmp1045, 2026-12-01): within at validate's inputs, read_bytes -8.9/-7.0/-4.3% a pass (the kernel's\n"
                                         "# medians 1806/1781/1730 MB), but out at 4 of the other 15 points: seed blocks from 6 -8.5/-5.6/-5.1, 12\n"
-                                        "# -7.3/-5.5/-6.4, 18 -9.3/-5.7/-5.1; the lone window and spans scaled 0.97 -7.0/-5.0/-4.6, 0.98\n"
+                                        "# -7.3/-5.5/-6.4, 18 -9.4/-5.7/-5.1; the lone window and spans scaled 0.97 -7.0/-5.0/-4.6, 0.98\n"
                                         "# -10.0/-7.1/-6.3 (out, pass 1), 0.99 -8.2/-5.4/-2.8, 1.01 -8.5/-7.3/-2.9, 1.02 -8.8/-9.6/-4.6, 1.03\n"
                                         "# -15.1/-8.5/-3.1 (out, pass 1); the reclaim spans scaled 0.97 -9.5/-10.3/-6.1 (out, pass 2), 0.98\n"
-                                        "# -8.7/-8.6/-5.3, 0.99 -10.1/-6.8/-6.2 (out, pass 1), 1.01 -9.5/-7.5/-2.2, 1.02 -7.5/-5.4/-3.8, 1.03\n"
+                                        "# -8.7/-8.6/-5.3, 0.99 -10.1/-6.8/-6.2 (out, pass 1), 1.01 -9.5/-7.5/-2.2, 1.02 -7.5/-5.4/-3.9, 1.03\n"
                                         "# -7.2/-7.6/-6.5. Every other metric within at each. The twin's median is below the kernel's in every\n"
                                         "# pass at every point (the twin's twelve runs at its inputs 1502-1756/1537-1837/1490-1786 MB, the\n"
                                         "# kernel's 1647-1923/1591-1850/1584-1843).\n"
@@ -549,8 +549,8 @@ V1045A_NOTES = {
                                         "# 1) and 36-47 -11.4/-6.7/-4.9 (out, pass 1).\n"),
     "host-ext4-seq-tight-1g-ra8192": ("# PENDING (cmp1045, 2026-12-01; in scenarios/validation from cmp21b against v669t): within at validate's\n"
                                       "# inputs, read_bytes -6.8/-7.9/-4.3% a pass (the kernel's medians 3583/3683/3577 MB), but out at 2 of the\n"
-                                      "# other 15 points: seed blocks from 6 -6.3/-7.8/-4.5, 12 -6.4/-9.3/-6.4, 18 -8.0/-9.8/-7.7; the lone window\n"
-                                      "# and spans scaled 0.97 -4.2/-8.9/-5.1, 0.98 -5.3/-7.3/-5.5, 0.99 -4.4/-11.3/-6.5 (out, pass 2), 1.01\n"
+                                      "# other 15 points: seed blocks from 6 -6.4/-7.8/-4.5, 12 -6.4/-9.3/-6.4, 18 -8.0/-9.8/-7.7; the lone window\n"
+                                      "# and spans scaled 0.97 -4.2/-8.9/-5.1, 0.98 -5.3/-7.3/-5.6, 0.99 -4.4/-11.3/-6.5 (out, pass 2), 1.01\n"
                                       "# -5.0/-8.5/-5.2, 1.02 -7.0/-7.9/-7.7, 1.03 -7.7/-8.3/-7.8; the reclaim spans scaled 0.97 -5.9/-10.6/-6.4\n"
                                       "# (out, pass 2), 0.98 -4.9/-8.3/-5.4, 0.99 -6.7/-9.8/-7.3, 1.01 -5.6/-9.1/-3.9, 1.02 -4.9/-6.8/-5.3, 1.03\n"
                                       "# -5.8/-8.8/-5.6. Every other metric within at each. The twin's median is below the kernel's in every\n"
@@ -559,7 +559,7 @@ V1045A_NOTES = {
                                       "# RULE.md's amendment (the lead): the non-overlapping blocks of twelve, 24-35 -7.9/-7.6/-4.7 and 36-47\n"
                                       "# -5.2/-7.2/-6.2 (within).\n"),
     "host-ext4-tight-ra8192": ("# In scenarios/validation (cmp1045, 2026-12-01): within and robust against this set: read_bytes -8.4% (the\n"
-                               "# kernel's median 852 MB) at validate's inputs; seed blocks from 6 -7.9, 12 -4.9, 18 -6.9; the lone window\n"
+                               "# kernel's median 852 MB) at validate's inputs; seed blocks from 6 -7.9, 12 -5.0, 18 -6.9; the lone window\n"
                                "# and spans scaled 0.97 -6.9, 0.98 -4.7, 0.99 -5.8, 1.01 -7.6, 1.02 -7.1, 1.03 -7.4; the reclaim spans\n"
                                "# scaled 0.97 -8.5, 0.98 -5.4, 0.99 -6.4, 1.01 -1.3, 1.02 -4.7, 1.03 -6.8. Every other metric within at\n"
                                "# each. No known_out. The twin's median is below the kernel's at every point (its twelve runs at its\n"
