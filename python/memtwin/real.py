@@ -14,7 +14,7 @@ file), so the real side does exactly what the simulation does. Two places to run
   bandwidth estimates start where a new device's do, as the engine's, not where earlier runs
   left them.
   The runner removes every cgroup, mount, loop device and file it made when a step fails or the
-  run is interrupted (SIGINT, SIGTERM).
+  run is interrupted (SIGINT, SIGTERM, SIGHUP).
 - `qemu` (memtwin.qemu): a guest kernel booted under QEMU.
 
 Each scenario task is a child process that moves itself into its cgroup and carries out its ops;
@@ -2013,7 +2013,12 @@ class HostRun:
         for kind, event in FOLIO_EVENTS.items():
             d = os.path.join(tracefs, "instances", f"memtwin-{self.id}-{kind}")
             self.traces[kind] = d  # before the mkdir (review52 L5); _untrace() takes a missing one for gone
-            os.mkdir(d)
+            try:
+                os.mkdir(d)
+            except OSError:
+                # not made, or already there (EEXIST: another's, review54 L1): not _untrace()'s to remove
+                self.traces.pop(kind, None)
+                raise
             _write(os.path.join(d, "buffer_size_kb"), "8192")
             ev = os.path.join(d, "events", "filemap", event)
             _write(os.path.join(ev, "filter"), f"s_dev == {s_dev}")

@@ -3,6 +3,7 @@ memory controller; they skip with the reason otherwise (on the project's machine
 
 import contextlib
 import glob
+import io
 import json
 import os
 import shutil
@@ -1594,3 +1595,33 @@ def test_no_signal_interrupts_the_host_runs_cleanup(monkeypatch):
         real.run_host({})
     assert seen == {s: signal.SIG_IGN for s in real.HELD_SIGNALS}
     assert {s: signal.getsignal(s) for s in real.HELD_SIGNALS} == before
+
+
+def test_trace_folios_leaves_a_trace_instance_that_was_there(tmp_path, monkeypatch):
+    """review54 L1: _trace_folios() registered each instance in self.traces before its mkdir and
+    kept it there when the mkdir failed, so a `memtwin-<id>-<kind>` instance already there
+    (EEXIST: another's) was removed by cleanup's _untrace(). Now the failed mkdir unregisters it:
+    _untrace() removes the run's own ("added") and leaves the other ("deleted")."""
+    run, cg, parent = _host_run(tmp_path, monkeypatch)
+    os.mkdir(run.scratch)
+    run.loop = "/dev/loop9"
+    tracefs = os.path.join(run.scratch, "tracefs")
+    theirs = os.path.join(tracefs, "instances", f"memtwin-{run.id}-deleted")
+
+    def mount(cmd, **kw):  # the tracefs "mounted": its instances directory, another's instance in it
+        os.makedirs(theirs)
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    real_open = open
+    monkeypatch.setattr(real, "folio_events_supported", lambda tracefs=None: None)
+    monkeypatch.setattr(real.subprocess, "run", mount)
+    monkeypatch.setattr(real, "open", lambda p, *a, **kw: io.StringIO("7:9\n") if p == "/sys/block/loop9/dev" else real_open(p, *a, **kw),
+                        raising=False)
+    # the run's own instance takes no control-file write (a plain directory stands for it)
+    monkeypatch.setattr(real, "_write", lambda p, v: None)
+    with pytest.raises(FileExistsError):
+        run._trace_folios()
+    monkeypatch.undo()
+    assert list(run.traces) == ["added"]
+    assert run._untrace() == []
+    assert os.listdir(os.path.join(tracefs, "instances")) == [f"memtwin-{run.id}-deleted"]
