@@ -1,9 +1,10 @@
-"""The bpftrace recording scripts of lab/validation (trace-idle-wait-1130/bt_recording.sh and the
-wrappers that call it), run against stand-ins for the host's tools: `timeout`, `flock`, `unshare`,
-`nice` pass their command on, `mount` does nothing, `bpftrace` prints its "Attaching" line and
-waits for SIGINT, `python3` (the runner) writes the --json file it is given. No lock is taken,
-nothing is mounted, traced or recorded; what is checked is where the script puts its files and
-what it hands the runner and bpftrace."""
+"""The recording scripts of lab/validation (trace-idle-wait-1130/bt_recording.sh and the wrappers
+that call it, trio-v1045/quiet-trio.sh), run against stand-ins for the host's tools: `timeout`,
+`flock`, `unshare`, `nice` pass their command on, `mount` does nothing, `bpftrace` prints its
+"Attaching" line and waits for SIGINT, `python3 -m memtwin.cli` (the runner) writes the --json
+file it is given (any other python3 is the real one). No lock is taken, nothing is mounted,
+traced or recorded; what is checked is where the script puts its files and what it hands the
+runner and bpftrace."""
 
 import os
 import shutil
@@ -41,8 +42,10 @@ def _stand_ins(tmp_path):
         f"#!{sys.executable}\n"
         "import os, sys\n"
         "a = sys.argv[1:]\n"
+        "if a[:2] != ['-m', 'memtwin.cli']:\n"
+        f"    os.execv({sys.executable!r}, [{sys.executable!r}] + a)\n"
         "print('runner', os.getcwd(), *a)\n"
-        "open(a[a.index('--json') + 1], 'w').write('{}')\n")
+        "open(a[a.index('--json') + 1], 'w').write('{\"variants\": {\"default\": {\"real\": {\"machine\": {\"host_cost\": {}}}}}}')\n")
     for f in bin_.iterdir():
         f.chmod(0o755)
     return dict(os.environ, PATH=f"{bin_}:{os.environ['PATH']}")
@@ -93,3 +96,27 @@ def test_vmp_slice_run_is_bt_recording_with_slice_bt(tmp_path):
     # the recordings in the repository have that layout (bt.out compressed there)
     for s in ("s1-rwmsk-msk1280", "s2-rwmsk-msk1280"):
         assert sorted(os.listdir(os.path.join(here, s))) == ["bt.out.xz", "load.txt", "real.log", "traced.json"]
+
+
+def test_quiet_trio_runs_this_repositorys_scenarios_wherever_they_are(tmp_path):
+    """review54 L6: quiet-trio.sh did `cd /work/main` and named each scenario's directory
+    (validation vs validation-pending) itself. Now, called from anywhere with a relative OUTDIR,
+    it runs this repository's runner at its top on each scenario where it is (scenarios/validation*/
+    by name), its files in the caller's OUTDIR: NAME-SETr.json, NAME-r.out and rec.log."""
+    env = _stand_ins(tmp_path)
+    env["ROUNDS"] = "1"
+    script = os.path.join(ROOT, "lab/validation/trio-v1045/quiet-trio.sh")
+    r = subprocess.run(["bash", script, "out", "t1"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    names = ("host-ext4-seq-tight-512m-ra8192", "host-ext4-seq-tight-1g-ra8192", "host-ext4-tight-ra8192")
+    out = tmp_path / "out"
+    assert sorted(os.listdir(out)) == sorted(["rec.log"] + [f"{n}-t11.json" for n in names] + [f"{n}-1.out" for n in names])
+    for n in names:
+        where = [d for d in ("validation", "validation-pending") if os.path.exists(os.path.join(ROOT, "scenarios", d, n + ".toml"))]
+        assert len(where) == 1
+        assert (out / f"{n}-1.out").read_text().split() == ["runner", ROOT, "-m", "memtwin.cli", "real", f"scenarios/{where[0]}/{n}.toml",
+                                                            "--on", "host", "--variant", "all", "--json", str(out / f"{n}-t11.json")]
+    log = (out / "rec.log").read_text().split("\n")
+    assert [x.split()[1:4] for x in log[0:9:3]] == [[n, "round", "1"] for n in names]
+    assert all("rc=0" in x for x in log[1:9:3]) and all(x.startswith("  reclaim: spans 0") for x in log[2:9:3]), log
+    assert log[9] == "DONE-TRIO"
