@@ -37,6 +37,7 @@ import os
 from loop_table import LOOP_READ_BW, LOOP_REQUEST_KEYS, LOOP_WRITE_BW
 from scenario_text import FS as ORDER0_FS
 from scenario_text import HOST_DEV, MIB, OUT as VALIDATION, head, tol, with_recording_set
+from scenario_text import LONE_SPANS, LONE_WINDOW, READER_WINDOW, RECLAIM_SPANS, check_quiet_set
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scenarios", "validation-pending")
 GEN = "make_folio_scenarios.py"
@@ -569,51 +570,25 @@ V1045A_NOTES = {
 
 
 def check_v1045a_sets():
-    """Every recording V1045A_SETS lists is in real/, was taken on the v1045 build on a quiet host (load below 2:
-    trio-v1045/RULE.md 2) and carries both spans validate gives (the lone windows, the reader and every run's failing
-    reclaims' spans: reclaim-spans-rule.md 3)."""
-    for name, n in V1045A_SETS.items():
-        assert n >= 10, f"{name}: {n} rounds: fewer than ten, not a compared set (trio-v1045/RULE.md 2)"
-        for i in range(1, n + 1):
-            path = os.path.join(OUT if name in PENDING else VALIDATION, "real", f"{name}-v1045a{i}.json")
-            with open(path) as f:
-                real = json.load(f)["variants"]["default"]["real"]
-            assert real["kernel"] == V1045A_KERNEL, f"{path}: kernel {real['kernel']}, not {V1045A_KERNEL}"
-            assert real["loadavg"][0] < 2, f"{path}: load {real['loadavg']}: not a quiet host"
-            hc = real["machine"]["host_cost"]
-            assert len(hc.get("device_lone_window_spans_ns") or []) >= 3 and hc.get("device_lone_window_ns") and hc.get("read_ns_by_order"), \
-                f"{path}: no lone-window spans / lone window / reader"
-            assert hc.get("scenario_reclaim_call_spans_ns") and hc.get("scenario_reclaim_call_ns"), f"{path}: no reclaim spans"
+    """Every recording V1045A_SETS lists is in real/, was taken on the v1045 build on a quiet host (load below 2 at its
+    start and end: trio-v1045/RULE.md 2, at least ten rounds) and carries both spans validate gives (the lone windows,
+    the reader and every run's failing reclaims' spans: reclaim-spans-rule.md 3)."""
+    check_quiet_set("v1045a", V1045A_SETS, real_dir, LONE_SPANS + RECLAIM_SPANS, kernel=V1045A_KERNEL, min_rounds=10)
 
 
 def check_v669t_sets():
     """Every recording V669T_SETS lists is in real/, was taken on a quiet host (load below 2) and carries both spans
     validate gives (the lone windows, the reader and every run's failing reclaims' spans: reclaim-spans-rule.md 3)."""
-    for name, n in V669T_SETS.items():
-        for i in range(1, n + 1):
-            path = os.path.join(OUT if name in PENDING else VALIDATION, "real", f"{name}-v669t{i}.json")
-            with open(path) as f:
-                real = json.load(f)["variants"]["default"]["real"]
-            assert real["loadavg"][0] < 2, f"{path}: load {real['loadavg']}: not a quiet host"
-            hc = real["machine"]["host_cost"]
-            assert len(hc.get("device_lone_window_spans_ns") or []) >= 3 and hc.get("device_lone_window_ns") and hc.get("read_ns_by_order"), \
-                f"{path}: no lone-window spans / lone window / reader"
-            assert hc.get("scenario_reclaim_call_spans_ns") and hc.get("scenario_reclaim_call_ns"), f"{path}: no reclaim spans"
+    check_quiet_set("v669t", V669T_SETS, real_dir, LONE_SPANS + RECLAIM_SPANS)
+
 
 def check_v669r_sets():
     """Every recording V669R_SETS lists is in real/, was taken on a quiet host, carries the lone-window spans
     validate gives, and carries the reclaim spans exactly where V669R_LACKING (and the headers) say."""
-    for name, n in V669R_SETS.items():
-        for i in range(1, n + 1):
-            path = os.path.join(OUT if name in PENDING else VALIDATION, "real", f"{name}-v669r{i}.json")
-            with open(path) as f:
-                real = json.load(f)["variants"]["default"]["real"]
-            assert real["loadavg"][0] < 2, f"{path}: load {real['loadavg']}: not a quiet host"
-            hc = real["machine"]["host_cost"]
-            assert len(hc.get("device_lone_window_spans_ns") or []) >= 3 and hc.get("device_lone_window_ns") and hc.get("read_ns_by_order"), \
-                f"{path}: no lone-window spans / lone window / reader"
-            assert ("scenario_reclaim_call_spans_ns" in hc) == (i not in V669R_LACKING[name]), \
-                f"{path}: reclaim spans {'absent' if i not in V669R_LACKING[name] else 'present'}: V669R_LACKING says otherwise"
+    for name in V669R_SETS:
+        check_quiet_set("v669r", {name: V669R_SETS[name]}, real_dir, LONE_SPANS,
+                        check=lambda i, hc, name=name: None if ("scenario_reclaim_call_spans_ns" in hc) == (i not in V669R_LACKING[name])
+                        else f"reclaim spans {'absent' if i not in V669R_LACKING[name] else 'present'}: V669R_LACKING says otherwise")
 
 
 def v669r_lacking(name):
@@ -624,40 +599,23 @@ def v669r_lacking(name):
 
 def check_v669s_sets():
     """Every recording V669S_SETS lists is in real/, was taken on a quiet host and carries the spans validate gives."""
-    for name, n in V669S_SETS.items():
-        for i in range(1, n + 1):
-            path = os.path.join(OUT if name in PENDING else VALIDATION, "real", f"{name}-v669s{i}.json")
-            with open(path) as f:
-                real = json.load(f)["variants"]["default"]["real"]
-            assert real["loadavg"][0] < 2, f"{path}: load {real['loadavg']}: not a quiet host"
-            hc = real["machine"]["host_cost"]
-            assert len(hc.get("device_lone_window_spans_ns") or []) >= 3 and hc.get("device_lone_window_ns") and hc.get("read_ns_by_order"), \
-                f"{path}: no lone-window spans / lone window / reader"
+    check_quiet_set("v669s", V669S_SETS, real_dir, LONE_SPANS)
 
 
 def check_v669l_sets():
     """Every recording V669L_SETS lists is in real/, was taken on a quiet host and carries the lone window validate gives."""
-    for name, n in V669L_SETS.items():
-        for i in range(1, n + 1):
-            path = os.path.join(OUT if name in PENDING else VALIDATION, "real", f"{name}-v669l{i}.json")
-            with open(path) as f:
-                real = json.load(f)["variants"]["default"]["real"]
-            assert real["loadavg"][0] < 2, f"{path}: load {real['loadavg']}: not a quiet host"
-            hc = real["machine"]["host_cost"]
-            assert hc.get("device_lone_window_ns") and hc.get("read_ns_by_order"), f"{path}: no lone window / reader"
+    check_quiet_set("v669l", V669L_SETS, real_dir, LONE_WINDOW)
 
 
 def check_v669_sets():
-    """Every recording V669_SETS lists is in real/, was taken on a quiet host (real.loadavg's first figure below 2)
-    and carries the host costs validate gives (the reader by order and the device window)."""
-    for name, n in V669_SETS.items():
-        for i in range(1, n + 1):
-            path = os.path.join(OUT if name in PENDING else VALIDATION, "real", f"{name}-v669q{i}.json")
-            with open(path) as f:
-                real = json.load(f)["variants"]["default"]["real"]
-            assert real["loadavg"][0] < 2, f"{path}: load {real['loadavg']}: not a quiet host"
-            hc = real["machine"]["host_cost"]
-            assert hc.get("read_ns_by_order") and hc.get("device_window_ns"), f"{path}: no host_cost read_ns_by_order/device_window_ns"
+    """Every recording V669_SETS lists is in real/, was taken on a quiet host (the 1-minute load below 2 at its start
+    and end) and carries the host costs validate gives (the reader by order and the device window)."""
+    check_quiet_set("v669q", V669_SETS, real_dir, READER_WINDOW)
+
+
+def real_dir(name):
+    """Where a scenario's real/ is: beside its toml, pending or not."""
+    return OUT if name in PENDING else VALIDATION
 
 
 # Why the three throttled ones are still pending (in their headers).
