@@ -37,6 +37,7 @@ import os
 from loop_table import LOOP_READ_BW, LOOP_REQUEST_KEYS, LOOP_WRITE_BW
 from scenario_text import FS as ORDER0_FS
 from scenario_text import HOST_DEV, MIB, OUT as VALIDATION, head, tol, with_recording_set
+from scenario_text import LONE_SPANS, LONE_WINDOW, READER_WINDOW, RECLAIM_SPANS, check_quiet_set
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scenarios", "validation-pending")
 GEN = "make_folio_scenarios.py"
@@ -542,10 +543,10 @@ V1045A_NOTE = ("# Compared with a recording set taken on a quiet host of the new
 V1045A_NOTES = {
     "host-ext4-seq-tight-512m-ra8192": ("# PENDING (cmp1045, 2026-12-01): within at validate's inputs, read_bytes -8.9/-7.0/-4.3% a pass (the kernel's\n"
                                         "# medians 1806/1781/1730 MB), but out at 4 of the other 15 points: seed blocks from 6 -8.5/-5.6/-5.1, 12\n"
-                                        "# -7.3/-5.5/-6.4, 18 -9.3/-5.7/-5.1; the lone window and spans scaled 0.97 -7.0/-5.0/-4.6, 0.98\n"
+                                        "# -7.3/-5.5/-6.4, 18 -9.4/-5.7/-5.1; the lone window and spans scaled 0.97 -7.0/-5.0/-4.6, 0.98\n"
                                         "# -10.0/-7.1/-6.3 (out, pass 1), 0.99 -8.2/-5.4/-2.8, 1.01 -8.5/-7.3/-2.9, 1.02 -8.8/-9.6/-4.6, 1.03\n"
                                         "# -15.1/-8.5/-3.1 (out, pass 1); the reclaim spans scaled 0.97 -9.5/-10.3/-6.1 (out, pass 2), 0.98\n"
-                                        "# -8.7/-8.6/-5.3, 0.99 -10.1/-6.8/-6.2 (out, pass 1), 1.01 -9.5/-7.5/-2.2, 1.02 -7.5/-5.4/-3.8, 1.03\n"
+                                        "# -8.7/-8.6/-5.3, 0.99 -10.1/-6.8/-6.2 (out, pass 1), 1.01 -9.5/-7.5/-2.2, 1.02 -7.5/-5.4/-3.9, 1.03\n"
                                         "# -7.2/-7.6/-6.5. Every other metric within at each. The twin's median is below the kernel's in every\n"
                                         "# pass at every point (the twin's twelve runs at its inputs 1502-1756/1537-1837/1490-1786 MB, the\n"
                                         "# kernel's 1647-1923/1591-1850/1584-1843).\n"
@@ -553,8 +554,8 @@ V1045A_NOTES = {
                                         "# 1) and 36-47 -11.4/-6.7/-4.9 (out, pass 1).\n"),
     "host-ext4-seq-tight-1g-ra8192": ("# PENDING (cmp1045, 2026-12-01; in scenarios/validation from cmp21b against v669t): within at validate's\n"
                                       "# inputs, read_bytes -6.8/-7.9/-4.3% a pass (the kernel's medians 3583/3683/3577 MB), but out at 2 of the\n"
-                                      "# other 15 points: seed blocks from 6 -6.3/-7.8/-4.5, 12 -6.4/-9.3/-6.4, 18 -8.0/-9.8/-7.7; the lone window\n"
-                                      "# and spans scaled 0.97 -4.2/-8.9/-5.1, 0.98 -5.3/-7.3/-5.5, 0.99 -4.4/-11.3/-6.5 (out, pass 2), 1.01\n"
+                                      "# other 15 points: seed blocks from 6 -6.4/-7.8/-4.5, 12 -6.4/-9.3/-6.4, 18 -8.0/-9.8/-7.7; the lone window\n"
+                                      "# and spans scaled 0.97 -4.2/-8.9/-5.1, 0.98 -5.3/-7.3/-5.6, 0.99 -4.4/-11.3/-6.5 (out, pass 2), 1.01\n"
                                       "# -5.0/-8.5/-5.2, 1.02 -7.0/-7.9/-7.7, 1.03 -7.7/-8.3/-7.8; the reclaim spans scaled 0.97 -5.9/-10.6/-6.4\n"
                                       "# (out, pass 2), 0.98 -4.9/-8.3/-5.4, 0.99 -6.7/-9.8/-7.3, 1.01 -5.6/-9.1/-3.9, 1.02 -4.9/-6.8/-5.3, 1.03\n"
                                       "# -5.8/-8.8/-5.6. Every other metric within at each. The twin's median is below the kernel's in every\n"
@@ -563,7 +564,7 @@ V1045A_NOTES = {
                                       "# RULE.md's amendment (the lead): the non-overlapping blocks of twelve, 24-35 -7.9/-7.6/-4.7 and 36-47\n"
                                       "# -5.2/-7.2/-6.2 (within).\n"),
     "host-ext4-tight-ra8192": ("# In scenarios/validation (cmp1045, 2026-12-01): within and robust against this set: read_bytes -8.4% (the\n"
-                               "# kernel's median 852 MB) at validate's inputs; seed blocks from 6 -7.9, 12 -4.9, 18 -6.9; the lone window\n"
+                               "# kernel's median 852 MB) at validate's inputs; seed blocks from 6 -7.9, 12 -5.0, 18 -6.9; the lone window\n"
                                "# and spans scaled 0.97 -6.9, 0.98 -4.7, 0.99 -5.8, 1.01 -7.6, 1.02 -7.1, 1.03 -7.4; the reclaim spans\n"
                                "# scaled 0.97 -8.5, 0.98 -5.4, 0.99 -6.4, 1.01 -1.3, 1.02 -4.7, 1.03 -6.8. Every other metric within at\n"
                                "# each. No known_out. The twin's median is below the kernel's at every point (its twelve runs at its\n"
@@ -573,21 +574,10 @@ V1045A_NOTES = {
 
 
 def check_v1045a_sets():
-    """Every recording V1045A_SETS lists is in real/, was taken on the v1045 build on a quiet host (load below 2:
-    trio-v1045/RULE.md 2) and carries both spans validate gives (the lone windows, the reader and every run's failing
-    reclaims' spans: reclaim-spans-rule.md 3)."""
-    for name, n in V1045A_SETS.items():
-        assert n >= 10, f"{name}: {n} rounds: fewer than ten, not a compared set (trio-v1045/RULE.md 2)"
-        for i in range(1, n + 1):
-            path = os.path.join(OUT if name in PENDING else VALIDATION, "real", f"{name}-v1045a{i}.json")
-            with open(path) as f:
-                real = json.load(f)["variants"]["default"]["real"]
-            assert real["kernel"] == V1045A_KERNEL, f"{path}: kernel {real['kernel']}, not {V1045A_KERNEL}"
-            assert real["loadavg"][0] < 2, f"{path}: load {real['loadavg']}: not a quiet host"
-            hc = real["machine"]["host_cost"]
-            assert len(hc.get("device_lone_window_spans_ns") or []) >= 3 and hc.get("device_lone_window_ns") and hc.get("read_ns_by_order"), \
-                f"{path}: no lone-window spans / lone window / reader"
-            assert hc.get("scenario_reclaim_call_spans_ns") and hc.get("scenario_reclaim_call_ns"), f"{path}: no reclaim spans"
+    """Every recording V1045A_SETS lists is in real/, was taken on the v1045 build on a quiet host (load below 2 at its
+    start and end: trio-v1045/RULE.md 2, at least ten rounds) and carries both spans validate gives (the lone windows,
+    the reader and every run's failing reclaims' spans: reclaim-spans-rule.md 3)."""
+    check_quiet_set("v1045a", V1045A_SETS, real_dir, LONE_SPANS + RECLAIM_SPANS, kernel=V1045A_KERNEL, min_rounds=10)
 
 
 # The trio on this machine's host build 6.18.44-fc-v857 (the BENCHMARKS.md cost table's build; v1045a was of
@@ -655,53 +645,34 @@ V857A_NOTES = {
 
 
 def check_v857a_sets():
-    """Every recording V857A_SETS lists is in real/, was taken on the v857 build on a quiet host (load below 2:
-    trio-v857/RULE.md 2), carries the reader and the reclaim spans validate gives (reclaim-spans-rule.md 3), and the
-    lone window and spans exactly where V857A_NO_LONE does not name it (lone-window-rule.md (b): a set with one
-    recording without it is given the whole-run window)."""
-    for name, n in V857A_SETS.items():
-        assert n >= 10, f"{name}: {n} rounds: fewer than ten, not a compared set (trio-v857/RULE.md 2)"
-        for i in range(1, n + 1):
-            path = os.path.join(OUT if name in PENDING else VALIDATION, "real", f"{name}-v857a{i}.json")
-            with open(path) as f:
-                real = json.load(f)["variants"]["default"]["real"]
-            assert real["kernel"] == V857A_KERNEL, f"{path}: kernel {real['kernel']}, not {V857A_KERNEL}"
-            assert real["loadavg"][0] < 2, f"{path}: load {real['loadavg']}: not a quiet host"
-            hc = real["machine"]["host_cost"]
-            assert hc.get("read_ns_by_order") and hc.get("device_window_ns"), f"{path}: no reader / whole-run window"
+    """Every recording V857A_SETS lists is in real/, was taken on the v857 build on a quiet host (load below 2 at its
+    start and end: trio-v857/RULE.md 2), carries the reader and the reclaim spans validate gives (reclaim-spans-rule.md
+    3), and the lone window and spans exactly where V857A_NO_LONE does not name it (lone-window-rule.md (b): a set with
+    one recording without it is given the whole-run window)."""
+    for name in V857A_SETS:
+        def lone_as_listed(i, hc, name=name):
             lone = len(hc.get("device_lone_window_spans_ns") or []) >= 3 and bool(hc.get("device_lone_window_ns"))
-            assert lone == (i not in V857A_NO_LONE.get(name, ())), f"{path}: lone window {'present' if lone else 'absent'}, V857A_NO_LONE says otherwise"
-            assert hc.get("scenario_reclaim_call_spans_ns") and hc.get("scenario_reclaim_call_ns"), f"{path}: no reclaim spans"
+            if lone != (i not in V857A_NO_LONE.get(name, ())):
+                return f"lone window {'present' if lone else 'absent'}, V857A_NO_LONE says otherwise"
+            return None
+        check_quiet_set("v857a", {name: V857A_SETS[name]}, real_dir,
+                        ("read_ns_by_order", "device_window_ns", "scenario_reclaim_call_spans_ns", "scenario_reclaim_call_ns"),
+                        kernel=V857A_KERNEL, min_rounds=10, check=lone_as_listed)
 
 
 def check_v669t_sets():
     """Every recording V669T_SETS lists is in real/, was taken on a quiet host (load below 2) and carries both spans
     validate gives (the lone windows, the reader and every run's failing reclaims' spans: reclaim-spans-rule.md 3)."""
-    for name, n in V669T_SETS.items():
-        for i in range(1, n + 1):
-            path = os.path.join(OUT if name in PENDING else VALIDATION, "real", f"{name}-v669t{i}.json")
-            with open(path) as f:
-                real = json.load(f)["variants"]["default"]["real"]
-            assert real["loadavg"][0] < 2, f"{path}: load {real['loadavg']}: not a quiet host"
-            hc = real["machine"]["host_cost"]
-            assert len(hc.get("device_lone_window_spans_ns") or []) >= 3 and hc.get("device_lone_window_ns") and hc.get("read_ns_by_order"), \
-                f"{path}: no lone-window spans / lone window / reader"
-            assert hc.get("scenario_reclaim_call_spans_ns") and hc.get("scenario_reclaim_call_ns"), f"{path}: no reclaim spans"
+    check_quiet_set("v669t", V669T_SETS, real_dir, LONE_SPANS + RECLAIM_SPANS)
+
 
 def check_v669r_sets():
     """Every recording V669R_SETS lists is in real/, was taken on a quiet host, carries the lone-window spans
     validate gives, and carries the reclaim spans exactly where V669R_LACKING (and the headers) say."""
-    for name, n in V669R_SETS.items():
-        for i in range(1, n + 1):
-            path = os.path.join(OUT if name in PENDING else VALIDATION, "real", f"{name}-v669r{i}.json")
-            with open(path) as f:
-                real = json.load(f)["variants"]["default"]["real"]
-            assert real["loadavg"][0] < 2, f"{path}: load {real['loadavg']}: not a quiet host"
-            hc = real["machine"]["host_cost"]
-            assert len(hc.get("device_lone_window_spans_ns") or []) >= 3 and hc.get("device_lone_window_ns") and hc.get("read_ns_by_order"), \
-                f"{path}: no lone-window spans / lone window / reader"
-            assert ("scenario_reclaim_call_spans_ns" in hc) == (i not in V669R_LACKING[name]), \
-                f"{path}: reclaim spans {'absent' if i not in V669R_LACKING[name] else 'present'}: V669R_LACKING says otherwise"
+    for name in V669R_SETS:
+        check_quiet_set("v669r", {name: V669R_SETS[name]}, real_dir, LONE_SPANS,
+                        check=lambda i, hc, name=name: None if ("scenario_reclaim_call_spans_ns" in hc) == (i not in V669R_LACKING[name])
+                        else f"reclaim spans {'absent' if i not in V669R_LACKING[name] else 'present'}: V669R_LACKING says otherwise")
 
 
 def v669r_lacking(name):
@@ -712,40 +683,23 @@ def v669r_lacking(name):
 
 def check_v669s_sets():
     """Every recording V669S_SETS lists is in real/, was taken on a quiet host and carries the spans validate gives."""
-    for name, n in V669S_SETS.items():
-        for i in range(1, n + 1):
-            path = os.path.join(OUT if name in PENDING else VALIDATION, "real", f"{name}-v669s{i}.json")
-            with open(path) as f:
-                real = json.load(f)["variants"]["default"]["real"]
-            assert real["loadavg"][0] < 2, f"{path}: load {real['loadavg']}: not a quiet host"
-            hc = real["machine"]["host_cost"]
-            assert len(hc.get("device_lone_window_spans_ns") or []) >= 3 and hc.get("device_lone_window_ns") and hc.get("read_ns_by_order"), \
-                f"{path}: no lone-window spans / lone window / reader"
+    check_quiet_set("v669s", V669S_SETS, real_dir, LONE_SPANS)
 
 
 def check_v669l_sets():
     """Every recording V669L_SETS lists is in real/, was taken on a quiet host and carries the lone window validate gives."""
-    for name, n in V669L_SETS.items():
-        for i in range(1, n + 1):
-            path = os.path.join(OUT if name in PENDING else VALIDATION, "real", f"{name}-v669l{i}.json")
-            with open(path) as f:
-                real = json.load(f)["variants"]["default"]["real"]
-            assert real["loadavg"][0] < 2, f"{path}: load {real['loadavg']}: not a quiet host"
-            hc = real["machine"]["host_cost"]
-            assert hc.get("device_lone_window_ns") and hc.get("read_ns_by_order"), f"{path}: no lone window / reader"
+    check_quiet_set("v669l", V669L_SETS, real_dir, LONE_WINDOW)
 
 
 def check_v669_sets():
-    """Every recording V669_SETS lists is in real/, was taken on a quiet host (real.loadavg's first figure below 2)
-    and carries the host costs validate gives (the reader by order and the device window)."""
-    for name, n in V669_SETS.items():
-        for i in range(1, n + 1):
-            path = os.path.join(OUT if name in PENDING else VALIDATION, "real", f"{name}-v669q{i}.json")
-            with open(path) as f:
-                real = json.load(f)["variants"]["default"]["real"]
-            assert real["loadavg"][0] < 2, f"{path}: load {real['loadavg']}: not a quiet host"
-            hc = real["machine"]["host_cost"]
-            assert hc.get("read_ns_by_order") and hc.get("device_window_ns"), f"{path}: no host_cost read_ns_by_order/device_window_ns"
+    """Every recording V669_SETS lists is in real/, was taken on a quiet host (the 1-minute load below 2 at its start
+    and end) and carries the host costs validate gives (the reader by order and the device window)."""
+    check_quiet_set("v669q", V669_SETS, real_dir, READER_WINDOW)
+
+
+def real_dir(name):
+    """Where a scenario's real/ is: beside its toml, pending or not."""
+    return OUT if name in PENDING else VALIDATION
 
 
 # Why the three throttled ones are still pending (in their headers).

@@ -741,7 +741,7 @@ HOG_RESULT = """# Compared with a recording set on a quiet host recorded with ho
 # information only (the decision was committed before): with round 6 too, 13 of 60 out (hog 1's anon and pswpout, the
 # copy's swap bytes and the probe's usage in, the copy's anon out). Out and not robust: pending; no known_out (no
 # measured cause apart from these recordings). What the set now shows: the kernel's hog 2 lasts as long as the copy
-# beside it (ending 0.13-0.31 s after it) where the twin's ends at 3.2 s with about the same swap-ins (38,274 to 40,666,
+# beside it (ending 0.13-0.31 s after it, 0.39 s before it in run 4) where the twin's ends at 3.2 s with about the same swap-ins (38,274 to 40,666,
 # -5.9%) and 30.8% fewer swap-outs: the twin's hog 2 swaps its pages in sooner and keeps them (anon +310.7%), the
 # kernel's reclaim takes them back out beside the copy's page cache (file bytes 95 MiB at hog 2's end, the twin's 1.9).
 # Not measured here why (no trace of this set); hog23's wake-up waits (0.42-0.51 s, 27 ms in the twin) are still there.
@@ -758,9 +758,10 @@ HOG_RESULT = """# Compared with a recording set on a quiet host recorded with ho
 # 0.25 s; hog 2's ~38k swap-ins all fall there and it ends at 3.2 s, before the write phase fills the memcg with dirty
 # and writeback pages. The twin's memcg at its copy's end matches the kernel's at hog 2's end (medians of validate's five
 # runs / v669k 1-5): file 94.4 / 95.2 MiB, swap 137.7 / 138.6 MiB, pgactivate 121,056 / 120,140, pgrotated 177,922 /
-# 170,281, pswpin 38,274 / 40,666; anon 6.4 / 20.5 MiB (the kernel's hog 2 ends 0.13-0.31 s after its copy, still
-# swapping in; its copy's end 6.3). Refuted as what separates hog 2: the balance; hog 2's file, anon and swap bytes at its
-# end follow its elapsed time (the kernel's hog 2 lasts into the write phase). Left: hog 2's pace while the copy reads
+# 170,281, pswpin 38,274 / 40,666; anon 6.4 / 20.5 MiB (the kernel's hog 2 ends 0.13-0.31 s after its copy, 0.39 s before
+# it in run 4, still swapping in; its copy's end 6.3; review54 M1: run 4's hog 2 too lasts into the write phase, the
+# memcg's writeback 100.3 MiB at its end, 57.4-104.0 MiB in the five runs: v669k 1-5's at_s and step-end metrics).
+# Refuted as what separates hog 2: the balance; hog 2's file, anon and swap bytes at its end follow its elapsed time (the kernel's hog 2 lasts into the write phase). Left: hog 2's pace while the copy reads
 # (cfs23: the throttle holds, the short reads' service time, CPU and run-queue waits). No output moved.
 # Pending.
 """

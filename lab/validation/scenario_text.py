@@ -112,3 +112,45 @@ def with_recording_set(text, name, n, tag, what, numbered=False):
     said = f"real/{name}-{tag}1..{n}.json" if numbered else f"real/{name}.json and real/{name}-{tag}2..{n}.json"
     return (text.replace(one, f"recorded = [{files}]")
             .replace(f"recorded results in real/{name}.json", f"recorded results in {said} ({what})"))
+
+
+# the host costs a quiet set's recordings carry, by what validate gives the engine from them
+READER_WINDOW = ("read_ns_by_order", "device_window_ns")
+LONE_WINDOW = ("device_lone_window_ns", "read_ns_by_order")
+LONE_SPANS = ("device_lone_window_spans_ns",) + LONE_WINDOW
+RECLAIM_SPANS = ("scenario_reclaim_call_spans_ns", "scenario_reclaim_call_ns")
+QUIET_LOAD = 2  # host-set-rule.md 1, trio-v1045/RULE.md 2: the 1-minute load below 2 at every run's start and end
+
+
+def check_quiet_set(tag, sets, real_dir, needs=(), kernel=None, min_rounds=None, check=None):
+    """A quiet recording set a generator names ({scenario: rounds} `sets`, the recordings
+    real/NAME-TAG1..rounds.json in `real_dir(name)`), held to host-set-rule.md 1 (and
+    trio-v1045/RULE.md 2 for `min_rounds`): real/ holds exactly the rounds the set lists of that
+    tag (a file missing, or one more than it lists: the set and the files disagree), at least
+    `min_rounds` of them when a rule asks for a number; each recording taken on `kernel` (when
+    given) with the 1-minute load below QUIET_LOAD at its start (real.machine.host_cost.
+    loadavg_before, read as the runner's calibration begins) and at its end (real.loadavg), its
+    host_cost holding every key of `needs` (device_lone_window_spans_ns at least 3 spans, validate's
+    least); `check(i, host_cost)`: what else the set says of recording i (an assertion's message,
+    or None). AssertionError naming the file and what is wrong."""
+    import json
+    import re
+    for name, n in sets.items():
+        d = os.path.join(real_dir(name), "real")
+        pat = re.compile(re.escape(f"{name}-{tag}") + r"([0-9]+)\.json")
+        on_disk = sorted(int(m.group(1)) for m in map(pat.fullmatch, os.listdir(d)) if m)
+        assert on_disk == list(range(1, n + 1)), f"{d}: {name}-{tag} rounds {on_disk} on disk, the set lists 1..{n}"
+        assert min_rounds is None or len(on_disk) >= min_rounds, f"{name}: {len(on_disk)} rounds of {tag}: fewer than {min_rounds}, not a compared set"
+        for i in on_disk:
+            path = os.path.join(d, f"{name}-{tag}{i}.json")
+            with open(path) as f:
+                real = json.load(f)["variants"]["default"]["real"]
+            assert kernel is None or real["kernel"] == kernel, f"{path}: kernel {real['kernel']}, not {kernel}"
+            hc = real["machine"].get("host_cost") or {}
+            before, after = (hc.get("loadavg_before") or [None])[0], (real.get("loadavg") or [None])[0]
+            assert before is not None and after is not None, f"{path}: no load at its start (host_cost.loadavg_before) or end (real.loadavg)"
+            assert before < QUIET_LOAD and after < QUIET_LOAD, f"{path}: load {before} at its start, {after} at its end: not a quiet host"
+            missing = [k for k in needs if not hc.get(k) or (k == "device_lone_window_spans_ns" and len(hc[k]) < 3)]
+            assert not missing, f"{path}: no host_cost {', '.join(missing)}"
+            why = check(i, hc) if check else None
+            assert why is None, f"{path}: {why}"

@@ -120,7 +120,9 @@ TRACE_LINE = re.compile(r"^\s*(.+?)-(\d+)\s+\[\d+\]\s+\S+\s+([\d.]+): (\w+): (.*
 def _write_file(path: str, size: int, wbs: int) -> int:
     """Create `path` with `size` bytes of random data written `wbs` bytes a pwrite(); its fd.
     The caller makes it inside the `try:` whose `finally` removes it (_remove()): a signal
-    between this return and that `try:` would leave the file (review52 L5)."""
+    between this return and that `try:` would leave the file (review52 L5); and that `finally`
+    leaves the file when this raised FileExistsError (O_EXCL: a file already there is not the
+    call's to remove, review54 L1: the caller's `mine` flag)."""
     fd = None
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
@@ -183,9 +185,13 @@ def read_ns_by_order(d: str, orders=READ_ORDERS, size: int = READ_FILE_BYTES, pa
     out = {}
     for order in orders:
         path = os.path.join(d, f"memtwin-hostcal-read-o{order}")
-        fd = None
+        fd, mine = None, True
         try:
-            fd = _write_file(path, size, 4096 << order)
+            try:
+                fd = _write_file(path, size, 4096 << order)
+            except FileExistsError:
+                mine = False  # already there: not this call's (review54 L1)
+                raise
             # written back before the timed reads: no flusher writes it meanwhile, and none holds
             # its inode when it is unlinked (the flusher's iput() would then evict it later, during
             # the scenario, its page-cache deletions counted in the first step's folio events)
@@ -196,7 +202,8 @@ def read_ns_by_order(d: str, orders=READ_ORDERS, size: int = READ_FILE_BYTES, pa
         finally:
             if fd is not None:
                 os.close(fd)
-            _remove(path)
+            if mine:
+                _remove(path)
     return out
 
 
@@ -234,9 +241,13 @@ def loop_read_window_ns(d: str, windows: int = WINDOWS) -> dict:
     read} (the second left out, with why under "thp_unavailable", when THP gives no buffer). The
     file unlinked after."""
     path = os.path.join(d, "memtwin-hostcal-window")
-    out, huge, buf = {}, None, None
+    out, huge, buf, mine = {}, None, None, True
     try:
-        fd = _write_file(path, windows * WINDOW_BYTES, 1 << 20)
+        try:
+            fd = _write_file(path, windows * WINDOW_BYTES, 1 << 20)
+        except FileExistsError:
+            mine = False  # already there: not this call's (review54 L1)
+            raise
         try:
             os.fsync(fd)
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
@@ -270,7 +281,8 @@ def loop_read_window_ns(d: str, windows: int = WINDOWS) -> dict:
             huge[0].close()
         if buf is not None:
             buf.close()
-        _remove(path)
+        if mine:
+            _remove(path)
 
 
 def readahead_window_ns(d: str, ra_path: str, windows: int = WINDOWS) -> int:
@@ -284,9 +296,18 @@ def readahead_window_ns(d: str, ra_path: str, windows: int = WINDOWS) -> int:
         ra_old = f.read().strip()
     paths = [os.path.join(d, f"memtwin-hostcal-ra{i}") for i in range(windows)]
     buf = bytearray(WINDOW_BYTES)
+    # paths[:mine] are this call's to remove: each counted before its making (a signal right after
+    # it leaves nothing behind), uncounted when it was already there (O_EXCL's FileExistsError:
+    # another's, review54 L1); the ones after it never made, so never removed either
+    mine = 0
     try:
-        for p in paths:
-            fd = _write_file(p, WINDOW_BYTES, 1 << 20)
+        for i, p in enumerate(paths):
+            mine = i + 1
+            try:
+                fd = _write_file(p, WINDOW_BYTES, 1 << 20)
+            except FileExistsError:
+                mine = i
+                raise
             try:
                 os.fsync(fd)
                 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
@@ -318,7 +339,7 @@ def readahead_window_ns(d: str, ra_path: str, windows: int = WINDOWS) -> int:
             _write(ra_path, ra_old)
         except OSError:
             pass
-        for p in paths:
+        for p in paths[:mine]:
             _remove(p)
 
 
@@ -549,8 +570,15 @@ def reclaim_trace_start(run, pids: list, isolate: bool = False) -> str:
         raise ValueError("no task to trace")
     inst = os.path.join(tracefs, "instances", f"memtwin-{run.id}-reclaim")
     run.traces["reclaim"] = inst  # before the mkdir (review52 L5)
+    mine = True
     try:
-        os.mkdir(inst)
+        try:
+            os.mkdir(inst)
+        except FileExistsError:
+            # already there: neither this call's nor the runner's cleanup's to remove (review54 L1)
+            mine = False
+            run.traces.pop("reclaim", None)
+            raise
         _write(os.path.join(inst, "buffer_size_kb"), str(RECLAIM_TRACE_KB))
         _write(os.path.join(inst, "trace_clock"), "mono")
         own = " || ".join(f"common_pid == {p}" for p in pids)
@@ -561,7 +589,8 @@ def reclaim_trace_start(run, pids: list, isolate: bool = False) -> str:
             _write(os.path.join(inst, "events", ev, "filter"), out if ev == "sched/sched_switch" else own)
             _write(os.path.join(inst, "events", ev, "enable"), "1")
     except OSError:
-        reclaim_trace_stop(run, inst)
+        if mine:
+            reclaim_trace_stop(run, inst)
         raise
     return inst
 
@@ -773,24 +802,38 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
 
     # everything made inside the `try:` whose `finally` removes it (review52 L5: a SIGINT between a
     # making and that `try:` left the file or the memcg); the `finally` takes what is missing for
-    # never made
+    # never made. `mine`: what this call went to make, each marked before its making and unmarked
+    # when it was already there (FileExistsError: another's, review54 L1); the `finally` removes
+    # only those (what comes after a failure is never made, so never removed either)
+    mine = {"file": False, "memcg": False, "inst": False}
+
+    def make(what: str, fn, *args):
+        mine[what] = True
+        try:
+            return fn(*args)
+        except FileExistsError:
+            mine[what] = False
+            raise
+
     try:
-        fd = _write_file(path, RECLAIM_FILE_BYTES, 1 << 20)
+        fd = make("file", _write_file, path, RECLAIM_FILE_BYTES, 1 << 20)
         try:
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.mkdir(memcg_dir)
+        make("memcg", os.mkdir, memcg_dir)
         _write(os.path.join(memcg_dir, "memory.limit_in_bytes" if run.version == "v1" else "memory.max"), str(RECLAIM_LIMIT))
         _write(ra_path, str(RECLAIM_RA_KB))
         run.throttled = majmin
         _write(os.path.join(base, "blkio.throttle.read_bps_device"), f"{majmin} {RECLAIM_READ_BPS}")
         run.traces["hostcal"] = inst  # before the mkdir: the runner's cleanup removes it should this be interrupted
-        os.mkdir(inst)
+        make("inst", os.mkdir, inst)
         _write(os.path.join(inst, "buffer_size_kb"), "16384")
         got = reclaim_reads_until(read_one)
     finally:
-        if os.path.isdir(inst):
+        if not mine["inst"]:
+            run.traces.pop("hostcal", None)  # never made, or another's: not the runner's cleanup's to remove either
+        elif os.path.isdir(inst):
             for ev in ("vmscan/mm_vmscan_memcg_reclaim_begin", "vmscan/mm_vmscan_memcg_reclaim_end",
                        "sched/sched_switch", "vmscan/mm_vmscan_lru_isolate"):
                 try:
@@ -814,7 +857,7 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
             _write(ra_path, ra_old)
         except OSError:
             pass
-        for _ in range(50):
+        for _ in range(50 if mine["memcg"] else 0):
             try:
                 os.rmdir(memcg_dir)
                 break
@@ -822,7 +865,8 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
                 break
             except OSError:
                 time.sleep(0.02)
-        _remove(path)
+        if mine["file"]:
+            _remove(path)
     return reclaim_call_from_reads(got)
 
 

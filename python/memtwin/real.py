@@ -14,7 +14,7 @@ file), so the real side does exactly what the simulation does. Two places to run
   bandwidth estimates start where a new device's do, as the engine's, not where earlier runs
   left them.
   The runner removes every cgroup, mount, loop device and file it made when a step fails or the
-  run is interrupted (SIGINT, SIGTERM).
+  run is interrupted (SIGINT, SIGTERM, SIGHUP).
 - `qemu` (memtwin.qemu): a guest kernel booted under QEMU.
 
 Each scenario task is a child process that moves itself into its cgroup and carries out its ops;
@@ -1096,7 +1096,7 @@ def sampler_main(job: dict) -> None:
     RUNQ_SAMPLE_S until its stdin closes; prints {"samples": [[time.time(), sample], ...],
     "cpu_s": its CPU time, "autogroup": [id, nice]}."""
     import select
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    unhold_signals()  # started under signals_held() (HostRun.run): SIGINT, SIGTERM, SIGHUP at their defaults
     die_with_parent(job["parent"])
     own, cache, me, out = (tuple(job["own"]) if job.get("own") else None), {}, os.getpid(), []
     while not select.select([sys.stdin], [], [], RUNQ_SAMPLE_S)[0]:
@@ -2013,7 +2013,12 @@ class HostRun:
         for kind, event in FOLIO_EVENTS.items():
             d = os.path.join(tracefs, "instances", f"memtwin-{self.id}-{kind}")
             self.traces[kind] = d  # before the mkdir (review52 L5); _untrace() takes a missing one for gone
-            os.mkdir(d)
+            try:
+                os.mkdir(d)
+            except OSError:
+                # not made, or already there (EEXIST: another's, review54 L1): not _untrace()'s to remove
+                self.traces.pop(kind, None)
+                raise
             _write(os.path.join(d, "buffer_size_kb"), "8192")
             ev = os.path.join(d, "events", "filemap", event)
             _write(os.path.join(ev, "filter"), f"s_dev == {s_dev}")
@@ -2204,21 +2209,27 @@ class HostRun:
 
         loop_name = os.path.basename(self.loop or "")
         waits_a = kthread_waits()
-        threads = [threading.Thread(target=collect, args=p, daemon=True) for p in pipes]
-        for th in threads:
-            th.start()
         # the machine's other runnable tasks, sampled while the tasks run (runnable_sample):
         # the background a woken task waits beside for a CPU
         # (sampler_main(): a process in a session, so an autogroup, of its own, so that its CPU
-        # is not taken from the runner's autogroup, which the tasks share)
+        # is not taken from the runner's autogroup, which the tasks share). Started, and its pid
+        # registered for cleanup(), under signals_held() (review54 L5), so before the collecting
+        # threads start: the hold is the calling thread's, and the kernel gives a signal to a
+        # thread that does not hold it. Safe to start first: its samples are sorted into the steps'
+        # windows by time (background_window()), and the tasks, started for the start line
+        # START_LEAD on, write their output at their end into a pipe the thread then reads.
         pids = [child.pid for _, child in pipes]
         ag_on = sched_autogroup_enabled()
         own = autogroup_of(os.getpid()) if ag_on else None
-        sampler = subprocess.Popen([sys.executable, "-S", "-c", _SAMPLER_MAIN, os.path.dirname(os.path.abspath(__file__))],
-                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-        self.children.append(sampler.pid)
+        with signals_held():
+            sampler = subprocess.Popen([sys.executable, "-S", "-c", _SAMPLER_MAIN, os.path.dirname(os.path.abspath(__file__))],
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+            self.children.append(sampler.pid)
         sampler.stdin.write((json.dumps({"pids": pids, "loop": loop_name, "own": own, "autogroup": ag_on, "parent": os.getpid()}) + "\n").encode())
         sampler.stdin.flush()
+        threads = [threading.Thread(target=collect, args=p, daemon=True) for p in pipes]
+        for th in threads:
+            th.start()
         for th in threads:
             th.join()
         if dev_trace is not None:
@@ -2308,11 +2319,15 @@ class HostRun:
         left += self._untrace()  # the trace instances, while their tracefs is still mounted
         # the tmpfs mounts before swapoff: their files' swapped-out pages are freed with them,
         # where swapoff would read them back in and charge them to the run's memcg (a tmpfs file
-        # larger than its memcg's limit: swapoff fails with ENOMEM, tmpfs21c 2026-12-01)
+        # larger than its memcg's limit: swapoff fails with ENOMEM, tmpfs21c 2026-12-01); an
+        # unregistered one too (its mount(8) interrupted, or a signal before its registration:
+        # found below the scratch directory as the loop below finds the others, review54 L5)
         for m in reversed(self.tmpfs_dirs):
             left += _umount(m)
             self.mounted.remove(m)
         self.tmpfs_dirs = []
+        for m in sorted(self._unregistered_mounts("tmpfs"), key=lambda m: -m.count("/")):
+            left += _umount(m)
         left += self._swapoff()  # before the image holding the swap file is unmounted
         for m in sorted(reversed(self.mounted + self._unregistered_mounts()), key=lambda m: -m.count("/")):
             r = subprocess.run(["umount", m], capture_output=True, text=True)
@@ -2346,15 +2361,17 @@ class HostRun:
             self.made_top = False
         return left
 
-    def _unregistered_mounts(self) -> list:
-        """Mounts below the run's scratch directory that are not in `self.mounted`: made by a
-        mount(8) a signal interrupted (subprocess.run() kills it, and the mount may stand), or
-        before the line that registers it (review52 L5). Read from /proc/self/mountinfo as
-        `memtwin lab clean` reads it (leftovers._mountinfo)."""
+    def _unregistered_mounts(self, fstype: Optional[str] = None) -> list:
+        """Mounts below the run's scratch directory that are not in `self.mounted` (of file
+        system `fstype` only, when given): made by a mount(8) a signal interrupted
+        (subprocess.run() kills it, and the mount may stand), or before the line that registers
+        it (review52 L5). Read from /proc/self/mountinfo as `memtwin lab clean` reads it
+        (leftovers._mountinfo)."""
         if not self.made_scratch:
             return []
         prefixes = tuple({d.rstrip("/") + "/" for d in (self.scratch, os.path.realpath(self.scratch))})
-        return [m for m, _, _ in leftovers._mountinfo() if m.startswith(prefixes) and m not in self.mounted]
+        return [m for m, fs, _ in leftovers._mountinfo()
+                if m.startswith(prefixes) and m not in self.mounted and (fstype is None or fs == fstype)]
 
     def _unregistered_loops(self) -> list:
         """Loop devices backed by the run's image while `self.loop` is unset: attached by a losetup

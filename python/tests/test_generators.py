@@ -279,3 +279,58 @@ def test_boot_sets_hold_each_step_to_its_own_spread():
     assert band < med, f"read 1 Dirty_kB's band median {med} +- {band} takes in 0"
     # every boot but at most the one Hampel's identifier leaves out lies within it
     assert sum(abs(x - med) > band for x in boots) <= 1
+
+
+def _quiet_recording(d, name, tag, i, before=1.2, after=1.3, kernel="6.18.44-fc-v1045", **hc):
+    import json
+    hc = {"loadavg_before": [before, 1.0, 0.5], "read_ns_by_order": {"0": 300}, "device_lone_window_ns": 3000000,
+          "device_lone_window_spans_ns": [1, 2, 3], **hc}
+    (d / "real" / f"{name}-{tag}{i}.json").write_text(json.dumps(
+        {"variants": {"default": {"real": {"kernel": kernel, "loadavg": [after, 1.0, 0.5], "machine": {"host_cost": hc}}}}}))
+
+
+@pytest.mark.parametrize("spoil,err", [
+    (None, None),
+    ("missing", r"rounds \[1, 2, 4\] on disk, the set lists 1..4"),
+    ("extra", r"rounds \[1, 2, 3, 4, 5\] on disk, the set lists 1..4"),
+    ("load at start", r"t3\.json: load 2\.05 at its start, 1\.3 at its end: not a quiet host"),
+    ("load at end", r"t3\.json: load 1\.2 at its start, 2\.0 at its end: not a quiet host"),
+    ("no load at start", r"t3\.json: no load at its start"),
+    ("kernel", r"t3\.json: kernel 6\.18\.44-fc-v669, not 6\.18\.44-fc-v1045"),
+    ("spans", r"t3\.json: no host_cost device_lone_window_spans_ns"),
+    ("too few", r"4 rounds of t: fewer than 5, not a compared set"),
+    ("check", r"t2\.json: round 2 is said to lack it"),
+])
+def test_a_quiet_set_is_checked_at_its_start_and_end_and_counted_on_disk(tmp_path, spoil, err):
+    """review54 L7: scenario_text.check_quiet_set(), the one check of the quiet sets the generators
+    compare with (make_folio_scenarios.py's six near-copies before), fails on each thing
+    host-set-rule.md 1 and trio-v1045/RULE.md 2 ask: the files on disk against the rounds the set
+    lists (the check of a constant `n >= 10` could not fail), the 1-minute load at the run's start
+    (host_cost.loadavg_before) as well as its end (real.loadavg), the build, the host costs
+    validate gives, the rule's least rounds and what the set says of one recording."""
+    from scenario_text import LONE_SPANS, check_quiet_set
+    d = tmp_path / "validation"
+    (d / "real").mkdir(parents=True)
+    for i in range(1, 6 if spoil == "extra" else 5):
+        if spoil == "missing" and i == 3:
+            continue
+        kw = {}
+        if i == 3:
+            kw = {"load at start": {"before": 2.05}, "load at end": {"after": 2.0}, "kernel": {"kernel": "6.18.44-fc-v669"},
+                  "spans": {"device_lone_window_spans_ns": [1, 2]}}.get(spoil, {})
+        _quiet_recording(d, "x", "t", i, **kw)
+        if spoil == "no load at start" and i == 3:
+            import json
+            p = d / "real" / "x-t3.json"
+            doc = json.loads(p.read_text())
+            del doc["variants"]["default"]["real"]["machine"]["host_cost"]["loadavg_before"]
+            p.write_text(json.dumps(doc))
+    kw = {"min_rounds": 5} if spoil == "too few" else {}
+    if spoil == "check":
+        kw["check"] = lambda i, hc: "round 2 is said to lack it" if i == 2 else None
+    call = lambda: check_quiet_set("t", {"x": 4}, lambda name: str(d), LONE_SPANS, kernel="6.18.44-fc-v1045", **kw)  # noqa: E731
+    if err is None:
+        call()
+    else:
+        with pytest.raises(AssertionError, match=err):
+            call()

@@ -772,3 +772,101 @@ def test_a_signal_right_after_the_reclaim_measurement_makes_something_leaves_not
     assert list(fs.iterdir()) == [] and list(top.iterdir()) == [] and list((tracefs / "instances").iterdir()) == []
     assert (sysfs / "loop9" / "queue" / "read_ahead_kb").read_text().strip() == "128"
     assert Run.throttled is None and Run.traces == {}
+
+
+# ---------------------------------------------------------------- review54 L1: what was already there is another's
+
+
+def test_read_ns_by_order_leaves_a_file_that_was_there(tmp_path):
+    """fd9dca4a made each calibration file inside the `try:` whose `finally` removes it: when the
+    making failed because the file was there (O_EXCL's FileExistsError), that `finally` removed
+    another's file."""
+    p = tmp_path / "memtwin-hostcal-read-o0"
+    p.write_text("someone's")
+    with pytest.raises(FileExistsError):
+        hostcal.read_ns_by_order(str(tmp_path), orders=(0,))
+    assert p.read_text() == "someone's"
+
+
+def test_loop_read_window_ns_leaves_a_file_that_was_there(tmp_path):
+    p = tmp_path / "memtwin-hostcal-window"
+    p.write_text("someone's")
+    with pytest.raises(FileExistsError):
+        hostcal.loop_read_window_ns(str(tmp_path))
+    assert p.read_text() == "someone's"
+
+
+def test_readahead_window_ns_removes_only_the_files_it_made(tmp_path, monkeypatch):
+    """One file a window: the ones made before the one that was there are removed, that one and
+    the ones after it (never this call's to make) are left; read_ahead_kb is put back."""
+    monkeypatch.setattr(hostcal, "WINDOW_BYTES", 1 << 20)
+    d = tmp_path / "fs"
+    d.mkdir()
+    ra = tmp_path / "read_ahead_kb"
+    ra.write_text("128\n")
+    theirs = [d / "memtwin-hostcal-ra1", d / "memtwin-hostcal-ra3"]
+    for p in theirs:
+        p.write_text("someone's")
+    with pytest.raises(FileExistsError):
+        hostcal.readahead_window_ns(str(d), str(ra), windows=5)
+    assert sorted(p.name for p in d.iterdir()) == ["memtwin-hostcal-ra1", "memtwin-hostcal-ra3"]
+    assert all(p.read_text() == "someone's" for p in theirs)
+    assert ra.read_text().strip() == "128"
+
+
+@pytest.mark.parametrize("there", ["file", "memcg", "trace instance"])
+def test_reclaim_call_ns_leaves_what_was_there(tmp_path, monkeypatch, there):
+    """The file, the memcg or the trace instance already there: reclaim_call_ns() leaves it (and
+    what it made before it is removed, what comes after is never made), no trace instance stays
+    registered for the runner's cleanup, read_ahead_kb and the throttle rule are put back."""
+    Run, sysfs, blkio, top, tracefs, fs = _fake_reclaim_host(tmp_path)
+    Run.traces = {}
+    memcg = top / "memtwin-hostcal"
+    inst = tracefs / "instances" / f"memtwin-{Run.id}-hostcal"
+    f = fs / "memtwin-hostcal-reclaim"
+    if there == "file":
+        f.write_text("someone's")
+    else:
+        (memcg if there == "memcg" else inst).mkdir()
+    monkeypatch.setattr(hostcal, "RECLAIM_FILE_BYTES", 1 << 20)
+    real_write = hostcal._write
+    # the stand-in memcg takes no control-file write (as above)
+    monkeypatch.setattr(hostcal, "_write", lambda p, v: None if p.startswith(str(memcg) + os.sep) else real_write(p, v))
+    with pytest.raises(FileExistsError):
+        hostcal.reclaim_call_ns(Run, str(fs), str(memcg), "tasks", str(tracefs), [], sysfs=str(sysfs), blkio=str(blkio))
+    left = {"file": [p.name for p in fs.iterdir()], "memcg": [p.name for p in top.iterdir()],
+            "trace instance": [p.name for p in (tracefs / "instances").iterdir()]}
+    assert left == {k: ([{"file": f, "memcg": memcg, "trace instance": inst}[k].name] if k == there else []) for k in left}
+    if there == "file":
+        assert f.read_text() == "someone's"
+    assert Run.traces == {} and Run.throttled is None
+    assert (sysfs / "loop9" / "queue" / "read_ahead_kb").read_text().strip() == "128"
+    assert (blkio / "blkio.throttle.read_bps_device").read_text() in ("", "7:9 0")
+
+
+def test_the_runs_reclaim_trace_leaves_an_instance_that_was_there(tmp_path, monkeypatch):
+    """reclaim_trace_start(): an instance of that name already there (EEXIST) is neither removed
+    (its except OSError called reclaim_trace_stop(), which removes the instance) nor left in
+    run.traces for the runner's cleanup; a failure after its own mkdir still removes its own."""
+    tracefs = tmp_path / "tracefs"
+    (tracefs / "instances").mkdir(parents=True)
+
+    class Run:
+        scratch, id, traces_why = str(tmp_path), "1-2-0badf00d", None
+        mounted = [str(tracefs)]
+        traces = {}
+
+    inst = tracefs / "instances" / f"memtwin-{Run.id}-reclaim"
+    inst.mkdir()
+    with pytest.raises(FileExistsError):
+        hostcal.reclaim_trace_start(Run, [4242])
+    assert inst.is_dir() and Run.traces == {}
+    inst.rmdir()
+
+    def refused(p, v):
+        raise OSError(errno.EINVAL, "Invalid argument", p)
+    # its own instance, whose first control-file write is refused: removed, and unregistered
+    monkeypatch.setattr(hostcal, "_write", refused)
+    with pytest.raises(OSError, match="Invalid argument"):
+        hostcal.reclaim_trace_start(Run, [4242])
+    assert not inst.exists() and Run.traces == {}

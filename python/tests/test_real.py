@@ -3,6 +3,7 @@ memory controller; they skip with the reason otherwise (on the project's machine
 
 import contextlib
 import glob
+import io
 import json
 import os
 import shutil
@@ -1521,6 +1522,15 @@ def test_a_signal_right_after_setup_makes_a_directory_leaves_nothing(tmp_path, m
     assert os.listdir(cg) == [] and os.listdir(parent) == []
 
 
+def _ran(ran, mounts, cmd):
+    """subprocess.run() standing in for the host's: the command noted, an unmounted mount gone
+    from the mount table (`mounts`, what leftovers._mountinfo() returns)."""
+    ran.append(cmd)
+    if cmd[0] == "umount":
+        mounts[:] = [m for m in mounts if m[0] != cmd[-1]]
+    return subprocess.CompletedProcess(cmd, 0, "", "")
+
+
 def test_cleanup_removes_a_mount_and_a_loop_device_made_before_their_registration(tmp_path, monkeypatch):
     """review52 L5: a mount(8) or losetup that a signal interrupts (subprocess.run() kills it and
     raises; the mount or the attach may stand), or that the signal follows before
@@ -1532,14 +1542,15 @@ def test_cleanup_removes_a_mount_and_a_loop_device_made_before_their_registratio
     run.made_scratch = True
     mnt, tmpfs, dbg = (os.path.join(run.scratch, p) for p in ("mnt", "mnt/tmp", "debugfs"))
     run.mounted = [dbg]  # registered: unmounted as before
-    monkeypatch.setattr(leftovers, "_mountinfo", lambda: [("/", "ext4", "rw"), (mnt, "ext4", "rw"), (tmpfs, "tmpfs", "rw"),
-                                                          (dbg, "debugfs", "rw"), (run.scratch + "-other/mnt", "ext4", "rw")])
+    mounts = [("/", "ext4", "rw"), (mnt, "ext4", "rw"), (tmpfs, "tmpfs", "rw"), (dbg, "debugfs", "rw"), (run.scratch + "-other/mnt", "ext4", "rw")]
+    monkeypatch.setattr(leftovers, "_mountinfo", lambda: list(mounts))
     monkeypatch.setattr(leftovers, "_loops", lambda: [("/dev/loop3", "/var/tmp/other/disk.img"),
                                                       ("/dev/loop9", os.path.join(run.scratch, "disk.img"))])
     ran = []
-    monkeypatch.setattr(real.subprocess, "run", lambda cmd, **kw: ran.append(cmd) or subprocess.CompletedProcess(cmd, 0, "", ""))
+    monkeypatch.setattr(real.subprocess, "run", lambda cmd, **kw: _ran(ran, mounts, cmd))
     assert run.cleanup() == []
     monkeypatch.undo()
+    # the unregistered tmpfs first (before swapoff, review54 L5), then the others deepest first
     assert ran == [["umount", tmpfs], ["umount", mnt], ["umount", dbg], ["losetup", "-d", "/dev/loop9"]], ran
     assert not os.path.exists(run.scratch)
 
@@ -1594,3 +1605,89 @@ def test_no_signal_interrupts_the_host_runs_cleanup(monkeypatch):
         real.run_host({})
     assert seen == {s: signal.SIG_IGN for s in real.HELD_SIGNALS}
     assert {s: signal.getsignal(s) for s in real.HELD_SIGNALS} == before
+
+
+def test_trace_folios_leaves_a_trace_instance_that_was_there(tmp_path, monkeypatch):
+    """review54 L1: _trace_folios() registered each instance in self.traces before its mkdir and
+    kept it there when the mkdir failed, so a `memtwin-<id>-<kind>` instance already there
+    (EEXIST: another's) was removed by cleanup's _untrace(). Now the failed mkdir unregisters it:
+    _untrace() removes the run's own ("added") and leaves the other ("deleted")."""
+    run, cg, parent = _host_run(tmp_path, monkeypatch)
+    os.mkdir(run.scratch)
+    run.loop = "/dev/loop9"
+    tracefs = os.path.join(run.scratch, "tracefs")
+    theirs = os.path.join(tracefs, "instances", f"memtwin-{run.id}-deleted")
+
+    def mount(cmd, **kw):  # the tracefs "mounted": its instances directory, another's instance in it
+        os.makedirs(theirs)
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    real_open = open
+    monkeypatch.setattr(real, "folio_events_supported", lambda tracefs=None: None)
+    monkeypatch.setattr(real.subprocess, "run", mount)
+    monkeypatch.setattr(real, "open", lambda p, *a, **kw: io.StringIO("7:9\n") if p == "/sys/block/loop9/dev" else real_open(p, *a, **kw),
+                        raising=False)
+    # the run's own instance takes no control-file write (a plain directory stands for it)
+    monkeypatch.setattr(real, "_write", lambda p, v: None)
+    with pytest.raises(FileExistsError):
+        run._trace_folios()
+    monkeypatch.undo()
+    assert list(run.traces) == ["added"]
+    assert run._untrace() == []
+    assert os.listdir(os.path.join(tracefs, "instances")) == [f"memtwin-{run.id}-deleted"]
+
+
+def test_cleanup_unmounts_an_unregistered_tmpfs_before_swapoff(tmp_path, monkeypatch):
+    """review54 L5: cleanup() unmounts the scenario's tmpfs mounts before swapoff (their files'
+    swapped-out pages are freed with them, where swapoff would read them back into the memcg),
+    but one made before its registration was left to the depth-sorted loop after _swapoff().
+    Now every tmpfs below the scratch directory goes first, registered or not, then swapoff,
+    then the other mounts deepest first."""
+    run, cg, parent = _host_run(tmp_path, monkeypatch)
+    os.mkdir(run.scratch)
+    run.made_scratch = True
+    mnt, tmp1, tmp2, tracefs = (os.path.join(run.scratch, p) for p in ("mnt", "mnt/a", "mnt/b/c", "tracefs"))
+    run.mounted = [mnt, tmp1, tracefs]
+    run.tmpfs_dirs = [tmp1]  # registered; tmp2 mounted, not registered
+    run.swapfile = os.path.join(mnt, "swapfile")
+    mounts = [("/", "ext4", "rw"), (mnt, "ext4", "rw"), (tmp1, "tmpfs", "rw"), (tmp2, "tmpfs", "rw"), (tracefs, "tracefs", "rw"),
+              (run.scratch + "-other/mnt/x", "tmpfs", "rw")]
+    monkeypatch.setattr(leftovers, "_mountinfo", lambda: list(mounts))
+    monkeypatch.setattr(leftovers, "_loops", lambda: [])
+    ran = []
+    monkeypatch.setattr(real.subprocess, "run", lambda cmd, **kw: _ran(ran, mounts, cmd))
+    monkeypatch.setattr(run, "_swapoff", lambda: ran.append(["swapoff"]) or [])
+    assert run.cleanup() == []
+    monkeypatch.undo()
+    assert ran == [["umount", tmp1], ["umount", tmp2], ["swapoff"], ["umount", tracefs], ["umount", mnt]], ran
+
+
+def test_the_run_queue_sampler_started_under_held_signals_unholds_them():
+    """review54 L5: HostRun.run() starts the sampler under signals_held() (its pid registered for
+    cleanup() before a signal acts); the mask is inherited across exec, so sampler_main() puts
+    SIGINT, SIGTERM and SIGHUP back (unhold_signals(), as task_main() does), and it samples and
+    reports as before."""
+    held = {int(s) for s in real.HELD_SIGNALS}
+    with real.signals_held():
+        p = subprocess.Popen([sys.executable, "-S", "-c", real._SAMPLER_MAIN, os.path.dirname(os.path.abspath(real.__file__))],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        p.stdin.write((json.dumps({"pids": [], "loop": "", "own": None, "autogroup": False, "parent": os.getpid()}) + "\n").encode())
+        p.stdin.flush()
+        blocked = None
+        for _ in range(400):  # until its first sample is taken (sampler_main has unheld them by then, or never will)
+            with open(f"/proc/{p.pid}/status") as f:
+                blk = int(next(x for x in f if x.startswith("SigBlk:")).split()[1], 16)
+            blocked = {s for s in held if blk >> (s - 1) & 1}
+            if not blocked:
+                break
+            time.sleep(0.05)
+        assert blocked == set(), f"the sampler still blocks {sorted(signal.Signals(s).name for s in blocked)}"
+        time.sleep(20 * real.RUNQ_SAMPLE_S)  # a few samples
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    got = json.loads(out)
+    assert p.returncode == 0 and got["samples"] and got["cpu_s"] is not None, err

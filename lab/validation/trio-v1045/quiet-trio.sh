@@ -2,24 +2,34 @@
 # For the LEAD's quiet window after reclaim21 and rec21 are merged (every helper stopped; host-set-rule.md 1): the
 # throttled ra8192 trio recorded with both spans (device_lone_window_spans_ns and reclaim21's
 # scenario_reclaim_call_spans_ns, whose calibration reads until it has 5 failing reclaims of each kind: rec21,
-# reclaim-spans-rule.md amendment), six rounds, one run per hold of both locks, nice -10, the load at every start and
-# end, and after each run what it recorded of the reclaims (spans, the calibration's reads and counts, or why none).
-# The set compared by lab/validation/reclaim-spans-rule.md 3.
-# Usage: ROUNDS=12 quiet-trio.sh OUTDIR SET   (files NAME-SET1..ROUNDS.json; trio-v1045/RULE.md)
+# reclaim-spans-rule.md amendment), ROUNDS rounds (default twelve; trace-reclaim-1201/quiet-trio.sh gives six), one
+# run per hold of both locks, nice -10, the load at every start and end, and after each run what it recorded of the
+# reclaims (spans, the calibration's reads and counts, or why none). The set compared by
+# lab/validation/reclaim-spans-rule.md 3. Run from anywhere: the runner and the scenarios are this repository's (its
+# python/, each scenario found by name in scenarios/validation*/, wherever make_folio_scenarios.py put it); a relative
+# OUTDIR is the caller's.
+# Usage: [ROUNDS=12] quiet-trio.sh OUTDIR SET   (files NAME-SET1..ROUNDS.json; trio-v1045/RULE.md)
 set -u
 out=${1:?usage: quiet-trio.sh OUTDIR SET}
-set_name=${2:?usage: quiet-trio.sh OUTDIR SET (the recordings are named NAME-SET1..6.json)}
+set_name=${2:?usage: quiet-trio.sh OUTDIR SET (the recordings are named NAME-SET1..ROUNDS.json)}
+out=$(realpath -m -- "$out")
+cd "$(git -C "$(dirname "$0")" rev-parse --show-toplevel)" || exit 2
+export PYTHONPATH=$PWD/python
+names="host-ext4-seq-tight-512m-ra8192 host-ext4-seq-tight-1g-ra8192 host-ext4-tight-ra8192"
+for b in $names; do
+  set -- scenarios/validation*/"$b".toml
+  [ $# -eq 1 ] && [ -f "$1" ] || { echo "quiet-trio.sh: error: $b.toml is in none or more than one of scenarios/validation*/: $*" >&2; exit 2; }
+done
 mkdir -p "$out"
-cd /work/main
 log=$out/rec.log
 for r in $(seq 1 ${ROUNDS:-12}); do
-  for n in validation-pending/host-ext4-seq-tight-512m-ra8192 validation-pending/host-ext4-seq-tight-1g-ra8192 validation-pending/host-ext4-tight-ra8192; do
-    b=$(basename $n)
+  for b in $names; do
+    n=$(echo scenarios/validation*/"$b".toml)  # where it is now (checked above: one place)
     j=$out/$b-$set_name$r.json
-    echo "$(date +%T) $b round $r load $(cat /proc/loadavg)" >> $log
-    flock /tmp/memtwin-qemu.lock flock /tmp/memtwin-host.lock nice -n -10 memtwin real scenarios/$n.toml --on host --variant all --json $j >> $out/$b-$r.out 2>&1
-    echo "$(date +%T) rc=$? load $(cat /proc/loadavg)" >> $log
-    python3 - "$j" >> $log 2>&1 <<'PY'
+    echo "$(date +%T) $b round $r load $(cat /proc/loadavg)" >> "$log"
+    flock /tmp/memtwin-qemu.lock flock /tmp/memtwin-host.lock nice -n -10 python3 -m memtwin.cli real "$n" --on host --variant all --json "$j" >> "$out/$b-$r.out" 2>&1
+    echo "$(date +%T) rc=$? load $(cat /proc/loadavg)" >> "$log"
+    python3 - "$j" >> "$log" 2>&1 <<'PY'
 import json, sys
 try:
     hc = next(iter(json.load(open(sys.argv[1]))["variants"].values()))["real"]["machine"]["host_cost"]
@@ -34,4 +44,4 @@ print(f"  reclaim: spans {len(hc.get('scenario_reclaim_call_spans_ns', []))}"
 PY
   done
 done
-echo DONE-TRIO >> $log
+echo DONE-TRIO >> "$log"

@@ -2,7 +2,8 @@
 import json, os, sys
 from memtwin.api import load, run
 from memtwin.validate import set_run_sets, one_window_kind
-ROOT = os.environ.get("WT", "/work/wt-hogbal23")
+# the repository this file is in (four levels up), unless WT names another worktree
+ROOT = os.environ.get("WT", os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), *[".."] * 4)))
 SRC = os.path.join(ROOT, "python/memtwin/scenarios/validation-pending/host-stall-hog-swap.toml")
 i = int(sys.argv[1]) if len(sys.argv) > 1 else 0
 extra = sys.argv[2:]
