@@ -815,6 +815,16 @@ pub struct KernelProfile {
     pub swappiness: u64,
     /// How `get_scan_count()` balances anon against file (see [`ScanBalance`]).
     pub scan_balance: ScanBalance,
+    /// The cost `lru_note_cost()` (mm/swap.c) notes under [`ScanBalance::Cost`], per era.
+    /// 6.2+ (0538a82c39e9 "mm: vmscan: make rotations a secondary factor in balancing anon vs
+    /// file"): `cost = nr_io * SWAP_CLUSTER_MAX + nr_rotated`, nothing noted when it is 0;
+    /// `shrink_inactive_list()` notes its `stat.nr_pageout` as IO and `nr_scanned -
+    /// nr_reclaimed` as rotations, `shrink_active_list()` its `nr_rotated` (referenced file
+    /// folios of executable mappings kept active) as rotations, `lru_note_cost_refault()` a
+    /// restored refault's pages as IO (6.18's `lru_note_cost_unlock_irq()` the same). 5.8-6.1
+    /// (false): `lru_note_cost(lruvec, file, nr_pages)`, one a page written by reclaim or
+    /// restored by a refault (`lru_note_cost_folio()`), no rotations.
+    pub lru_cost_rotations: bool,
     /// A new anonymous page starts on the inactive anon list (5.9+, b518154e59aa "mm/vmscan:
     /// protect the workingset on anonymous LRU": `lru_cache_add_inactive_or_unevictable()`);
     /// before, on the active list (`lru_cache_add_active_or_unevictable()`).
@@ -1124,7 +1134,8 @@ pub fn profiles() -> Vec<KernelProfile> {
     let linux_6_6 = KernelProfile {
         name: "linux-6.6",
         description: "6.6 (a 6.x LTS): MAX_RECLAIM_RETRIES 16, sqrt inactive ratio, XFS files in large folios (5.18; written in folios of the write's size, 6.6), \
-                      refault detection at the reclaim root, full memcg walks (5.5-6.10), lazy list_lrus, 6.1 structure sizes",
+                      refault detection at the reclaim root, full memcg walks (5.5-6.10), lazy list_lrus, 6.1 structure sizes, \
+                      reclaim's anon/file cost of IO x SWAP_CLUSTER_MAX plus rotations (6.2)",
         max_reclaim_retries: 16,
         charge_path: ChargePath::TryCharge,
         readahead_charge_noretry: true,
@@ -1214,6 +1225,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         fallback_steal: FallbackSteal::MoveBlock,
         swappiness: crate::vmscan::SWAPPINESS,
         scan_balance: ScanBalance::Cost,
+        lru_cost_rotations: true,
         anon_fault_inactive: true,
         swapin_delay_in_readpage: true,
         anon_workingset: true,
@@ -1238,7 +1250,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         name: "linux-6.1",
         description: "6.1 (Debian 12's kernel): as linux-6.6, but page faults retried after \
                       dropping mmap_lock count twice in pgfault, and reads move readahead's prev_pos after \
-                      each folio copied (pre-6.6), and buffered writes into order-0 folios (pre-6.6)",
+                      each folio copied (pre-6.6), buffered writes into order-0 folios (pre-6.6), and reclaim's \
+                      anon/file cost noting IO one a page and no rotations (pre-6.2)",
         pgfault_counts_retries: true,
         ra_prev_pos_per_read: false,
         zswap_modelled: true,
@@ -1249,6 +1262,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         eevdf: false,
         refault_swap_room_at_eviction: false,
         throtl_swap_in_debt: false,
+        lru_cost_rotations: false,
         ..linux_6_6.clone()
     };
     let linux_6_1_lab = KernelProfile {

@@ -279,6 +279,18 @@ pub enum ScanBalance {
     File,
 }
 
+/// The cost one `lru_note_cost()` call adds (mm/swap.c): 6.2+ (`rotations`, 0538a82c39e9
+/// "mm: vmscan: make rotations a secondary factor in balancing anon vs file") `nr_io *
+/// SWAP_CLUSTER_MAX + nr_rotated` ("Reflect the relative cost of incurring IO and spending
+/// CPU time on rotations"); 5.8-6.1 the `nr_pages` of IO alone.
+pub fn lru_cost(rotations: bool, nr_io: u64, nr_rotated: u64) -> u64 {
+    if rotations {
+        nr_io * SWAP_CLUSTER_MAX + nr_rotated
+    } else {
+        nr_io
+    }
+}
+
 /// `get_scan_count()`'s `SCAN_FRACT` weights of the 5.8+ cost model: `(fraction[anon],
 /// fraction[file], denominator)` from swappiness and the root's `anon_cost`/`file_cost`
 /// ("at least a third of the pressure is applied, before swappiness").
@@ -1488,14 +1500,22 @@ impl Kernel {
         }
     }
 
-    /// `lru_note_cost()` (mm/swap.c, 5.8+): `nr` pages of reclaim cost of one type (anon:
-    /// swapped out; file: written by reclaim, or a restored refault) in the lruvec of `memcg`
-    /// on node `nid` and every ancestor's, each halving both costs once they pass a quarter
-    /// of its LRU pages. The LRU pages of a memcg's lruvec (hierarchical in the kernel) are
-    /// taken from its page counter (its subtree's charged pages: LRU pages and the kernel
-    /// memory charged with them), the root's from the node's LRU pages.
-    pub fn lru_note_cost(&mut self, memcg: MemcgId, nid: u32, file: bool, nr: u64) {
-        if self.profile.scan_balance != ScanModel::Cost || nr == 0 || memcg == MemcgId::NONE {
+    /// `lru_note_cost()` (mm/swap.c, 5.8+; 6.18's `lru_note_cost_unlock_irq()`): reclaim cost
+    /// of one type in the lruvec of `memcg` on node `nid` and every ancestor's, each halving
+    /// both costs once they pass a quarter of its LRU pages. `nr_io` pages of IO (anon:
+    /// swapped out; file: written by reclaim; either: a restored refault) and `nr_rotated`
+    /// pages reclaim scanned and did not free. 5.8-6.1 note `nr_io` alone; 6.2+
+    /// (`KernelProfile::lru_cost_rotations`, 0538a82c39e9) note `nr_io * SWAP_CLUSTER_MAX +
+    /// nr_rotated`. A cost of 0 notes nothing (6.2+: "if (!cost) return"; 6.1 would still
+    /// run the decay test). The LRU pages of a memcg's lruvec (hierarchical in the kernel)
+    /// are taken from its page counter (its subtree's charged pages: LRU pages and the
+    /// kernel memory charged with them), the root's from the node's LRU pages.
+    pub fn lru_note_cost(&mut self, memcg: MemcgId, nid: u32, file: bool, nr_io: u64, nr_rotated: u64) {
+        if self.profile.scan_balance != ScanModel::Cost || memcg == MemcgId::NONE {
+            return;
+        }
+        let nr = lru_cost(self.profile.lru_cost_rotations, nr_io, nr_rotated);
+        if nr == 0 {
             return;
         }
         let mut cur = Some(memcg);
@@ -1638,7 +1658,8 @@ impl Kernel {
     /// when it gets no slot (swap full, or memory.swap.max: `activate_locked`). A tmpfs folio
     /// (swap-backed page cache, on the anon lists too) goes to swap through
     /// `shmem_writepage()` ([`Kernel::shrink_shmem_folio`], shmem.rs). The pages written
-    /// out are the batch's anon cost (`lru_note_cost(lruvec, 0, stat.nr_pageout)`, 5.8+).
+    /// out are the batch's anon cost (`lru_note_cost(lruvec, 0, stat.nr_pageout)`, 5.8+; 6.2+ with
+    /// the pages scanned and not freed as rotations).
     pub(crate) fn shrink_inactive_anon(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &mut ScanControl) -> u64 {
         let checked = match self.shrink_inactive_throttle((v % self.nr_nodes as usize) as u32, false, sc) {
             Ok(c) => c,
@@ -1647,6 +1668,9 @@ impl Kernel {
         let start = self.now;
         let (mut scanned, mut reclaimed, mut nr_writeback, mut nr_immediate) = (0u64, 0u64, 0u64, 0u64);
         let (mut nr_pageout, mut nr_activate, mut nr_taken) = (0u64, 0u64, 0u64);
+        // isolate_lru_folios()'s `nr_scanned` in pages (a huge page's 512, a tmpfs folio's
+        // every page), for lru_note_cost()'s rotations (6.2+).
+        let mut nr_scanned_pages = 0u64;
         self.shrink_list_call_cost();
         // The swap writes that completed by now have ended their writeback (their
         // completion interrupts, `end_swap_bio_write()`, ran while reclaim went on), and the
@@ -1663,7 +1687,9 @@ impl Kernel {
             let Some(p) = self.lruvecs[v].tail(LruList::InactiveAnon) else { break };
             self.lruvecs[v].del(&mut self.pages, &mut self.lru_stats, p);
             scanned += 1;
-            nr_taken += if self.pages[p].test(pg::HEAD) { crate::page_alloc::PAGEBLOCK_NR } else { 1 };
+            let taken_pages = if self.pages[p].test(pg::HEAD) { crate::page_alloc::PAGEBLOCK_NR } else { 1 };
+            nr_taken += taken_pages;
+            nr_scanned_pages += taken_pages;
             self.cpu(self.cost.scan_page);
             if self.pages[p].test(pg::WRITEBACK) && !sc.kswapd && !self.writeback_throttling_sane(sc) && self.pages[p].test(pg::RECLAIM) {
                 // shrink_folio_list() "case 3": legacy (cgroup v1) memcg reclaim waits for the
@@ -1679,6 +1705,7 @@ impl Kernel {
                     // file path does (shrink_inactive_file).
                     self.lruvecs[v].add_tail(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveAnon);
                     scanned -= 1;
+                    nr_scanned_pages -= taken_pages;
                     break;
                 }
                 if !self.pages[p].test(pg::WRITEBACK) {
@@ -1717,6 +1744,7 @@ impl Kernel {
                 let r = self.shrink_shmem_folio(p, v, sc.target);
                 scanned += r.extra_scanned;
                 shmem_extra += r.extra_scanned;
+                nr_scanned_pages += r.extra_scanned;
                 nr_pageout += r.pageout;
                 nr_activate += r.activate;
                 reclaimed += r.reclaimed;
@@ -1777,7 +1805,9 @@ impl Kernel {
         self.isolated_putback(v, false, start, nr_taken, checked);
         self.update_page_reclaim_stat(v, false, scanned, false);
         self.count_scan_steal(memcg, v, scanned, reclaimed, sc);
-        self.lru_note_cost(memcg, (v % self.nr_nodes as usize) as u32, false, nr_pageout);
+        // lru_note_cost(lruvec, file, stat.nr_pageout, nr_scanned - nr_reclaimed) (6.2+; 5.8-6.1
+        // without the rotations)
+        self.lru_note_cost(memcg, (v % self.nr_nodes as usize) as u32, false, nr_pageout, nr_scanned_pages.saturating_sub(reclaimed));
         sc.round_taken += nr_taken;
         if nr_writeback > 0 {
             if let Some(dev) = self.swap.as_ref().map(|a| a.dev.idx()) {
@@ -2147,6 +2177,8 @@ impl Kernel {
         }
         // nr_activate = move_folios_to_lru(lruvec, &l_active): the rotated pages are active.
         self.move_folios_to_lru_age(memcg, nr_rotated);
+        // "if (nr_rotated) lru_note_cost(lruvec, file, 0, nr_rotated);" (6.2+; 6.1 notes none)
+        self.lru_note_cost(memcg, (v % self.nr_nodes as usize) as u32, true, 0, nr_rotated);
         // Isolated (NR_ISOLATED_FILE) while their references were looked at, not throttled.
         self.isolated_putback(v, true, start, scanned, false);
         self.memcgs.count_event(memcg, MemcgEvent::Pgrefill, scanned);
@@ -2175,7 +2207,7 @@ impl Kernel {
     /// (`wakeup_flusher_threads()`) and activated, as direct reclaim never writes file pages.
     /// With `recharge_on_pagecache_get`, limit reclaim uncharges clean pages and moves them to
     /// the root memcg's LRU instead of evicting them.
-    fn shrink_inactive_list(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &mut ScanControl) -> u64 {
+    pub(crate) fn shrink_inactive_list(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &mut ScanControl) -> u64 {
         let keep_in_cache = self.policies.recharge_on_pagecache_get && sc.cgroup_reclaim;
         let checked = match self.shrink_inactive_throttle((v % self.nr_nodes as usize) as u32, true, sc) {
             Ok(c) => c,
@@ -2225,6 +2257,10 @@ impl Kernel {
         self.move_folios_to_lru_age(memcg, st.nr_activate);
         self.isolated_putback(v, true, start, scanned, checked);
         self.count_scan_steal(memcg, v, scanned, reclaimed, sc);
+        // lru_note_cost(lruvec, file, stat.nr_pageout, nr_scanned - nr_reclaimed): reclaim
+        // writes no file page here (stat.nr_pageout 0), so 5.8-6.1 note nothing; 6.2+ the
+        // pages scanned and not freed as rotations.
+        self.lru_note_cost(memcg, (v % self.nr_nodes as usize) as u32, true, 0, scanned.saturating_sub(reclaimed));
         sc.round_taken += scanned;
         if self.profile.flusher_wakeup_writes_all {
             // 4.12+: "If dirty folios are scanned that are not queued for IO, it implies
