@@ -6,7 +6,7 @@ use crate::kernel::Kernel;
 use crate::memcontrol::MemcgEvent;
 use crate::mm_types::pg;
 use crate::mmzone::{LruList, ACT_DIRTY};
-use crate::profile::{InactiveRatio, IsolatedThrottle, ReclaimThrottle, ReclaimWalk};
+use crate::profile::{InactiveRatio, IsolatedThrottle, LruvecStop, ReclaimThrottle, ReclaimWalk};
 use crate::profile::ScanBalance as ScanModel;
 use crate::types::{int_sqrt, MemcgId, PageId};
 use crate::vmstat::VmEvent;
@@ -277,6 +277,33 @@ pub enum ScanBalance {
     Anon,
     /// `SCAN_FILE`: file lists only.
     File,
+}
+
+/// `shrink_lruvec()`'s nudge towards proportionality (mm/vmscan.c, 3.11+): the type (anon
+/// or file) with fewer pages left to scan stops, and the other's two lists are cut to the share
+/// of their original `targets` the smaller had left (`percentage = nr_smaller * 100 /
+/// (its targets + 1)`), less what they already scanned. Lists in `[inactive anon, active anon,
+/// inactive file, active file]` order; returns what is left of each.
+pub fn lruvec_nudge(targets: [u64; 4], mut nr: [u64; 4]) -> [u64; 4] {
+    let nr_file = nr[2] + nr[3];
+    let nr_anon = nr[0] + nr[1];
+    let (smaller, percentage) = if nr_file > nr_anon {
+        (0, nr_anon * 100 / (targets[0] + targets[1] + 1))
+    } else {
+        (2, nr_file * 100 / (targets[2] + targets[3] + 1))
+    };
+    // "Stop scanning the smaller of the LRU"
+    nr[smaller] = 0;
+    nr[smaller + 1] = 0;
+    // "Recalculate the other LRU scan count based on its original scan target and the
+    // percentage scanning already complete"
+    let other = 2 - smaller;
+    for l in [other, other + 1] {
+        let nr_scanned = targets[l] - nr[l];
+        let n = targets[l] * (100 - percentage) / 100;
+        nr[l] = n - n.min(nr_scanned);
+    }
+    nr
 }
 
 /// The cost one `lru_note_cost()` call adds (mm/swap.c): 6.2+ (`rotations`, 0538a82c39e9
@@ -1261,12 +1288,22 @@ impl Kernel {
                 };
             }
         }
+        // "Record the original scan target for proportional adjustments later"
+        let targets = nr;
         let [mut nr_anon_inactive, mut nr_anon_active, mut nr_inactive, mut nr_active] = nr;
         // shrink_lruvec() compares what this call reclaimed (its local `nr_reclaimed`) with the
         // whole target `sc->nr_to_reclaim`, not what the earlier priorities already got: a
         // reclaim of 64 pages that reaches priority 7 takes up to 62 + 64.
         let before = sc.nr_reclaimed;
-        while nr_inactive > 0 || nr_active > 0 || nr_anon_inactive > 0 || nr_anon_active > 0 {
+        let stop = self.profile.lruvec_stop;
+        let global_direct = !sc.cgroup_reclaim && !sc.kswapd;
+        // 3.16-5.19 `scan_adjusted`, 6.0+ `proportional_reclaim`: global direct reclaim at
+        // DEF_PRIORITY scans its whole targets; 3.11-3.15 `scan_adjusted = false`.
+        let full_targets = stop != LruvecStop::DirectBreak && global_direct && sc.priority == DEF_PRIORITY;
+        let mut scan_adjusted = full_targets;
+        // "while (nr[LRU_INACTIVE_ANON] || nr[LRU_ACTIVE_FILE] || nr[LRU_INACTIVE_FILE])" (3.13,
+        // 5.8, 6.1, 6.18): what is left of the active anon target alone ends the loop.
+        while nr_inactive > 0 || nr_active > 0 || nr_anon_inactive > 0 {
             if nr_anon_inactive > 0 {
                 let n = nr_anon_inactive.min(SWAP_CLUSTER_MAX);
                 nr_anon_inactive -= n;
@@ -1310,8 +1347,27 @@ impl Kernel {
                     sc.skipped_deactivate = true;
                 }
             }
-            if sc.nr_reclaimed - before >= sc.nr_to_reclaim || self.resched_pending() {
+            if self.resched_pending() {
                 break;
+            }
+            if sc.nr_reclaimed - before < sc.nr_to_reclaim || scan_adjusted {
+                continue;
+            }
+            // 3.11-3.15: "For global direct reclaim, reclaim only the number of pages requested."
+            if stop == LruvecStop::DirectBreak && global_direct {
+                break;
+            }
+            let nr_file = nr_inactive + nr_active;
+            let nr_anon = nr_anon_inactive + nr_anon_active;
+            // 3.16+: "It's just vindictive to attack the larger once the smaller has gone to zero."
+            if stop != LruvecStop::DirectBreak && (nr_file == 0 || nr_anon == 0) {
+                break;
+            }
+            let nudge = lruvec_nudge(targets, [nr_anon_inactive, nr_anon_active, nr_inactive, nr_active]);
+            [nr_anon_inactive, nr_anon_active, nr_inactive, nr_active] = nudge;
+            // 6.0+: no flag; the next batch past the goal finds the smaller type at 0 and stops.
+            if stop != LruvecStop::Proportional {
+                scan_adjusted = true;
             }
         }
         // A sleep ended the task's quantum: the rest runs when the charge restarts.
