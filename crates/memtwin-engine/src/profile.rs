@@ -62,6 +62,34 @@ pub enum ScanBalance {
     Cost,
 }
 
+/// What `shrink_lruvec()` (mm/vmscan.c) does once a pass has reclaimed `sc->nr_to_reclaim`
+/// with scan targets left, per era. Every era's loop runs while the inactive anon or either
+/// file target is left (`while (nr[LRU_INACTIVE_ANON] || nr[LRU_ACTIVE_FILE] ||
+/// nr[LRU_INACTIVE_FILE])`: what is left of the active anon target alone is not scanned).
+/// The "nudge": the smaller type's targets (anon or file) stop and the larger type's are cut
+/// to the share of their original targets the smaller had left.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LruvecStop {
+    /// 3.11-3.15 (e82e0561dae9 "mm: vmscan: obey proportional scanning requirements for
+    /// kswapd", read in 3.13's source): global direct reclaim stops at once; kswapd and memcg
+    /// reclaim nudge once (`scan_adjusted`), even when one type had no target left, and scan
+    /// the cut targets to their end.
+    DirectBreak,
+    /// 3.16-5.19 (1a501907bbea "mm: vmscan: use proportional scanning during direct reclaim
+    /// and full scan at DEF_PRIORITY", read in a 5.8-era source): global direct reclaim at
+    /// `DEF_PRIORITY` scans its whole targets (`scan_adjusted` from the start); otherwise the
+    /// loop stops when either type's targets are used up ("It's just vindictive to attack the
+    /// larger once the smaller has gone to zero"), else nudges once and scans the cut targets
+    /// to their end.
+    ScanAdjusted,
+    /// 6.0+ (f53af4285d77 "mm: vmscan: fix extreme overreclaim and swap floods"; Debian's 6.1
+    /// and 6.18 alike): `proportional_reclaim` (global direct reclaim at `DEF_PRIORITY`) scans
+    /// its whole targets; otherwise the nudge is tried at each batch past the goal, so after
+    /// it one more batch of the larger type and the loop stops ("we only make one nudge
+    /// towards proportionality once we've got nr_to_reclaim").
+    Proportional,
+}
+
 /// When kswapd finds a node balanced (`pgdat_balanced()`, mm/vmscan.c), at order 0.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum PgdatBalanced {
@@ -815,6 +843,18 @@ pub struct KernelProfile {
     pub swappiness: u64,
     /// How `get_scan_count()` balances anon against file (see [`ScanBalance`]).
     pub scan_balance: ScanBalance,
+    /// The cost `lru_note_cost()` (mm/swap.c) notes under [`ScanBalance::Cost`], per era.
+    /// 6.2+ (0538a82c39e9 "mm: vmscan: make rotations a secondary factor in balancing anon vs
+    /// file"): `cost = nr_io * SWAP_CLUSTER_MAX + nr_rotated`, nothing noted when it is 0;
+    /// `shrink_inactive_list()` notes its `stat.nr_pageout` as IO and `nr_scanned -
+    /// nr_reclaimed` as rotations, `shrink_active_list()` its `nr_rotated` (referenced file
+    /// folios of executable mappings kept active) as rotations, `lru_note_cost_refault()` a
+    /// restored refault's pages as IO (6.18's `lru_note_cost_unlock_irq()` the same). 5.8-6.1
+    /// (false): `lru_note_cost(lruvec, file, nr_pages)`, one a page written by reclaim or
+    /// restored by a refault (`lru_note_cost_folio()`), no rotations.
+    pub lru_cost_rotations: bool,
+    /// What `shrink_lruvec()` does once its goal is met (see [`LruvecStop`]).
+    pub lruvec_stop: LruvecStop,
     /// A new anonymous page starts on the inactive anon list (5.9+, b518154e59aa "mm/vmscan:
     /// protect the workingset on anonymous LRU": `lru_cache_add_inactive_or_unevictable()`);
     /// before, on the active list (`lru_cache_add_active_or_unevictable()`).
@@ -1124,7 +1164,8 @@ pub fn profiles() -> Vec<KernelProfile> {
     let linux_6_6 = KernelProfile {
         name: "linux-6.6",
         description: "6.6 (a 6.x LTS): MAX_RECLAIM_RETRIES 16, sqrt inactive ratio, XFS files in large folios (5.18; written in folios of the write's size, 6.6), \
-                      refault detection at the reclaim root, full memcg walks (5.5-6.10), lazy list_lrus, 6.1 structure sizes",
+                      refault detection at the reclaim root, full memcg walks (5.5-6.10), lazy list_lrus, 6.1 structure sizes, \
+                      reclaim's anon/file cost of IO x SWAP_CLUSTER_MAX plus rotations (6.2)",
         max_reclaim_retries: 16,
         charge_path: ChargePath::TryCharge,
         readahead_charge_noretry: true,
@@ -1214,6 +1255,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         fallback_steal: FallbackSteal::MoveBlock,
         swappiness: crate::vmscan::SWAPPINESS,
         scan_balance: ScanBalance::Cost,
+        lru_cost_rotations: true,
+        lruvec_stop: LruvecStop::Proportional,
         anon_fault_inactive: true,
         swapin_delay_in_readpage: true,
         anon_workingset: true,
@@ -1238,7 +1281,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         name: "linux-6.1",
         description: "6.1 (Debian 12's kernel): as linux-6.6, but page faults retried after \
                       dropping mmap_lock count twice in pgfault, and reads move readahead's prev_pos after \
-                      each folio copied (pre-6.6), and buffered writes into order-0 folios (pre-6.6)",
+                      each folio copied (pre-6.6), buffered writes into order-0 folios (pre-6.6), and reclaim's \
+                      anon/file cost noting IO one a page and no rotations (pre-6.2)",
         pgfault_counts_retries: true,
         ra_prev_pos_per_read: false,
         zswap_modelled: true,
@@ -1249,6 +1293,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         eevdf: false,
         refault_swap_room_at_eviction: false,
         throtl_swap_in_debt: false,
+        lru_cost_rotations: false,
         ..linux_6_6.clone()
     };
     let linux_6_1_lab = KernelProfile {
@@ -1328,6 +1373,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         zswap_memcg: false,
         init_on_alloc: false,
         memcg_max_event_on_force: false,
+        lruvec_stop: LruvecStop::ScanAdjusted,
         ..linux_6_1.clone()
     };
     let linux_5_0 = KernelProfile {
@@ -1433,6 +1479,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         workingset_refault: false,
         thp_thisnode: false,
         cgroup_writeback: false,
+        lruvec_stop: LruvecStop::DirectBreak,
         ..linux_4_3.clone()
     };
     let linux_6_18 = KernelProfile {

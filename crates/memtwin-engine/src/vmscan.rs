@@ -6,7 +6,7 @@ use crate::kernel::Kernel;
 use crate::memcontrol::MemcgEvent;
 use crate::mm_types::pg;
 use crate::mmzone::{LruList, ACT_DIRTY};
-use crate::profile::{InactiveRatio, IsolatedThrottle, ReclaimThrottle, ReclaimWalk};
+use crate::profile::{InactiveRatio, IsolatedThrottle, LruvecStop, ReclaimThrottle, ReclaimWalk};
 use crate::profile::ScanBalance as ScanModel;
 use crate::types::{int_sqrt, MemcgId, PageId};
 use crate::vmstat::VmEvent;
@@ -277,6 +277,45 @@ pub enum ScanBalance {
     Anon,
     /// `SCAN_FILE`: file lists only.
     File,
+}
+
+/// `shrink_lruvec()`'s nudge towards proportionality (mm/vmscan.c, 3.11+): the type (anon
+/// or file) with fewer pages left to scan stops, and the other's two lists are cut to the share
+/// of their original `targets` the smaller had left (`percentage = nr_smaller * 100 /
+/// (its targets + 1)`), less what they already scanned. Lists in `[inactive anon, active anon,
+/// inactive file, active file]` order; returns what is left of each.
+pub fn lruvec_nudge(targets: [u64; 4], mut nr: [u64; 4]) -> [u64; 4] {
+    let nr_file = nr[2] + nr[3];
+    let nr_anon = nr[0] + nr[1];
+    let (smaller, percentage) = if nr_file > nr_anon {
+        (0, nr_anon * 100 / (targets[0] + targets[1] + 1))
+    } else {
+        (2, nr_file * 100 / (targets[2] + targets[3] + 1))
+    };
+    // "Stop scanning the smaller of the LRU"
+    nr[smaller] = 0;
+    nr[smaller + 1] = 0;
+    // "Recalculate the other LRU scan count based on its original scan target and the
+    // percentage scanning already complete"
+    let other = 2 - smaller;
+    for l in [other, other + 1] {
+        let nr_scanned = targets[l] - nr[l];
+        let n = targets[l] * (100 - percentage) / 100;
+        nr[l] = n - n.min(nr_scanned);
+    }
+    nr
+}
+
+/// The cost one `lru_note_cost()` call adds (mm/swap.c): 6.2+ (`rotations`, 0538a82c39e9
+/// "mm: vmscan: make rotations a secondary factor in balancing anon vs file") `nr_io *
+/// SWAP_CLUSTER_MAX + nr_rotated` ("Reflect the relative cost of incurring IO and spending
+/// CPU time on rotations"); 5.8-6.1 the `nr_pages` of IO alone.
+pub fn lru_cost(rotations: bool, nr_io: u64, nr_rotated: u64) -> u64 {
+    if rotations {
+        nr_io * SWAP_CLUSTER_MAX + nr_rotated
+    } else {
+        nr_io
+    }
 }
 
 /// `get_scan_count()`'s `SCAN_FRACT` weights of the 5.8+ cost model: `(fraction[anon],
@@ -1249,12 +1288,22 @@ impl Kernel {
                 };
             }
         }
+        // "Record the original scan target for proportional adjustments later"
+        let targets = nr;
         let [mut nr_anon_inactive, mut nr_anon_active, mut nr_inactive, mut nr_active] = nr;
         // shrink_lruvec() compares what this call reclaimed (its local `nr_reclaimed`) with the
         // whole target `sc->nr_to_reclaim`, not what the earlier priorities already got: a
         // reclaim of 64 pages that reaches priority 7 takes up to 62 + 64.
         let before = sc.nr_reclaimed;
-        while nr_inactive > 0 || nr_active > 0 || nr_anon_inactive > 0 || nr_anon_active > 0 {
+        let stop = self.profile.lruvec_stop;
+        let global_direct = !sc.cgroup_reclaim && !sc.kswapd;
+        // 3.16-5.19 `scan_adjusted`, 6.0+ `proportional_reclaim`: global direct reclaim at
+        // DEF_PRIORITY scans its whole targets; 3.11-3.15 `scan_adjusted = false`.
+        let full_targets = stop != LruvecStop::DirectBreak && global_direct && sc.priority == DEF_PRIORITY;
+        let mut scan_adjusted = full_targets;
+        // "while (nr[LRU_INACTIVE_ANON] || nr[LRU_ACTIVE_FILE] || nr[LRU_INACTIVE_FILE])" (3.13,
+        // 5.8, 6.1, 6.18): what is left of the active anon target alone ends the loop.
+        while nr_inactive > 0 || nr_active > 0 || nr_anon_inactive > 0 {
             if nr_anon_inactive > 0 {
                 let n = nr_anon_inactive.min(SWAP_CLUSTER_MAX);
                 nr_anon_inactive -= n;
@@ -1298,8 +1347,27 @@ impl Kernel {
                     sc.skipped_deactivate = true;
                 }
             }
-            if sc.nr_reclaimed - before >= sc.nr_to_reclaim || self.resched_pending() {
+            if self.resched_pending() {
                 break;
+            }
+            if sc.nr_reclaimed - before < sc.nr_to_reclaim || scan_adjusted {
+                continue;
+            }
+            // 3.11-3.15: "For global direct reclaim, reclaim only the number of pages requested."
+            if stop == LruvecStop::DirectBreak && global_direct {
+                break;
+            }
+            let nr_file = nr_inactive + nr_active;
+            let nr_anon = nr_anon_inactive + nr_anon_active;
+            // 3.16+: "It's just vindictive to attack the larger once the smaller has gone to zero."
+            if stop != LruvecStop::DirectBreak && (nr_file == 0 || nr_anon == 0) {
+                break;
+            }
+            let nudge = lruvec_nudge(targets, [nr_anon_inactive, nr_anon_active, nr_inactive, nr_active]);
+            [nr_anon_inactive, nr_anon_active, nr_inactive, nr_active] = nudge;
+            // 6.0+: no flag; the next batch past the goal finds the smaller type at 0 and stops.
+            if stop != LruvecStop::Proportional {
+                scan_adjusted = true;
             }
         }
         // A sleep ended the task's quantum: the rest runs when the charge restarts.
@@ -1488,14 +1556,22 @@ impl Kernel {
         }
     }
 
-    /// `lru_note_cost()` (mm/swap.c, 5.8+): `nr` pages of reclaim cost of one type (anon:
-    /// swapped out; file: written by reclaim, or a restored refault) in the lruvec of `memcg`
-    /// on node `nid` and every ancestor's, each halving both costs once they pass a quarter
-    /// of its LRU pages. The LRU pages of a memcg's lruvec (hierarchical in the kernel) are
-    /// taken from its page counter (its subtree's charged pages: LRU pages and the kernel
-    /// memory charged with them), the root's from the node's LRU pages.
-    pub fn lru_note_cost(&mut self, memcg: MemcgId, nid: u32, file: bool, nr: u64) {
-        if self.profile.scan_balance != ScanModel::Cost || nr == 0 || memcg == MemcgId::NONE {
+    /// `lru_note_cost()` (mm/swap.c, 5.8+; 6.18's `lru_note_cost_unlock_irq()`): reclaim cost
+    /// of one type in the lruvec of `memcg` on node `nid` and every ancestor's, each halving
+    /// both costs once they pass a quarter of its LRU pages. `nr_io` pages of IO (anon:
+    /// swapped out; file: written by reclaim; either: a restored refault) and `nr_rotated`
+    /// pages reclaim scanned and did not free. 5.8-6.1 note `nr_io` alone; 6.2+
+    /// (`KernelProfile::lru_cost_rotations`, 0538a82c39e9) note `nr_io * SWAP_CLUSTER_MAX +
+    /// nr_rotated`. A cost of 0 notes nothing (6.2+: "if (!cost) return"; 6.1 would still
+    /// run the decay test). The LRU pages of a memcg's lruvec (hierarchical in the kernel)
+    /// are taken from its page counter (its subtree's charged pages: LRU pages and the
+    /// kernel memory charged with them), the root's from the node's LRU pages.
+    pub fn lru_note_cost(&mut self, memcg: MemcgId, nid: u32, file: bool, nr_io: u64, nr_rotated: u64) {
+        if self.profile.scan_balance != ScanModel::Cost || memcg == MemcgId::NONE {
+            return;
+        }
+        let nr = lru_cost(self.profile.lru_cost_rotations, nr_io, nr_rotated);
+        if nr == 0 {
             return;
         }
         let mut cur = Some(memcg);
@@ -1638,7 +1714,8 @@ impl Kernel {
     /// when it gets no slot (swap full, or memory.swap.max: `activate_locked`). A tmpfs folio
     /// (swap-backed page cache, on the anon lists too) goes to swap through
     /// `shmem_writepage()` ([`Kernel::shrink_shmem_folio`], shmem.rs). The pages written
-    /// out are the batch's anon cost (`lru_note_cost(lruvec, 0, stat.nr_pageout)`, 5.8+).
+    /// out are the batch's anon cost (`lru_note_cost(lruvec, 0, stat.nr_pageout)`, 5.8+; 6.2+ with
+    /// the pages scanned and not freed as rotations).
     pub(crate) fn shrink_inactive_anon(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &mut ScanControl) -> u64 {
         let checked = match self.shrink_inactive_throttle((v % self.nr_nodes as usize) as u32, false, sc) {
             Ok(c) => c,
@@ -1647,6 +1724,9 @@ impl Kernel {
         let start = self.now;
         let (mut scanned, mut reclaimed, mut nr_writeback, mut nr_immediate) = (0u64, 0u64, 0u64, 0u64);
         let (mut nr_pageout, mut nr_activate, mut nr_taken) = (0u64, 0u64, 0u64);
+        // isolate_lru_folios()'s `nr_scanned` in pages (a huge page's 512, a tmpfs folio's
+        // every page), for lru_note_cost()'s rotations (6.2+).
+        let mut nr_scanned_pages = 0u64;
         self.shrink_list_call_cost();
         // The swap writes that completed by now have ended their writeback (their
         // completion interrupts, `end_swap_bio_write()`, ran while reclaim went on), and the
@@ -1663,7 +1743,9 @@ impl Kernel {
             let Some(p) = self.lruvecs[v].tail(LruList::InactiveAnon) else { break };
             self.lruvecs[v].del(&mut self.pages, &mut self.lru_stats, p);
             scanned += 1;
-            nr_taken += if self.pages[p].test(pg::HEAD) { crate::page_alloc::PAGEBLOCK_NR } else { 1 };
+            let taken_pages = if self.pages[p].test(pg::HEAD) { crate::page_alloc::PAGEBLOCK_NR } else { 1 };
+            nr_taken += taken_pages;
+            nr_scanned_pages += taken_pages;
             self.cpu(self.cost.scan_page);
             if self.pages[p].test(pg::WRITEBACK) && !sc.kswapd && !self.writeback_throttling_sane(sc) && self.pages[p].test(pg::RECLAIM) {
                 // shrink_folio_list() "case 3": legacy (cgroup v1) memcg reclaim waits for the
@@ -1679,6 +1761,7 @@ impl Kernel {
                     // file path does (shrink_inactive_file).
                     self.lruvecs[v].add_tail(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveAnon);
                     scanned -= 1;
+                    nr_scanned_pages -= taken_pages;
                     break;
                 }
                 if !self.pages[p].test(pg::WRITEBACK) {
@@ -1717,6 +1800,7 @@ impl Kernel {
                 let r = self.shrink_shmem_folio(p, v, sc.target);
                 scanned += r.extra_scanned;
                 shmem_extra += r.extra_scanned;
+                nr_scanned_pages += r.extra_scanned;
                 nr_pageout += r.pageout;
                 nr_activate += r.activate;
                 reclaimed += r.reclaimed;
@@ -1777,7 +1861,9 @@ impl Kernel {
         self.isolated_putback(v, false, start, nr_taken, checked);
         self.update_page_reclaim_stat(v, false, scanned, false);
         self.count_scan_steal(memcg, v, scanned, reclaimed, sc);
-        self.lru_note_cost(memcg, (v % self.nr_nodes as usize) as u32, false, nr_pageout);
+        // lru_note_cost(lruvec, file, stat.nr_pageout, nr_scanned - nr_reclaimed) (6.2+; 5.8-6.1
+        // without the rotations)
+        self.lru_note_cost(memcg, (v % self.nr_nodes as usize) as u32, false, nr_pageout, nr_scanned_pages.saturating_sub(reclaimed));
         sc.round_taken += nr_taken;
         if nr_writeback > 0 {
             if let Some(dev) = self.swap.as_ref().map(|a| a.dev.idx()) {
@@ -2147,6 +2233,8 @@ impl Kernel {
         }
         // nr_activate = move_folios_to_lru(lruvec, &l_active): the rotated pages are active.
         self.move_folios_to_lru_age(memcg, nr_rotated);
+        // "if (nr_rotated) lru_note_cost(lruvec, file, 0, nr_rotated);" (6.2+; 6.1 notes none)
+        self.lru_note_cost(memcg, (v % self.nr_nodes as usize) as u32, true, 0, nr_rotated);
         // Isolated (NR_ISOLATED_FILE) while their references were looked at, not throttled.
         self.isolated_putback(v, true, start, scanned, false);
         self.memcgs.count_event(memcg, MemcgEvent::Pgrefill, scanned);
@@ -2175,7 +2263,7 @@ impl Kernel {
     /// (`wakeup_flusher_threads()`) and activated, as direct reclaim never writes file pages.
     /// With `recharge_on_pagecache_get`, limit reclaim uncharges clean pages and moves them to
     /// the root memcg's LRU instead of evicting them.
-    fn shrink_inactive_list(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &mut ScanControl) -> u64 {
+    pub(crate) fn shrink_inactive_list(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &mut ScanControl) -> u64 {
         let keep_in_cache = self.policies.recharge_on_pagecache_get && sc.cgroup_reclaim;
         let checked = match self.shrink_inactive_throttle((v % self.nr_nodes as usize) as u32, true, sc) {
             Ok(c) => c,
@@ -2225,6 +2313,10 @@ impl Kernel {
         self.move_folios_to_lru_age(memcg, st.nr_activate);
         self.isolated_putback(v, true, start, scanned, checked);
         self.count_scan_steal(memcg, v, scanned, reclaimed, sc);
+        // lru_note_cost(lruvec, file, stat.nr_pageout, nr_scanned - nr_reclaimed): reclaim
+        // writes no file page here (stat.nr_pageout 0), so 5.8-6.1 note nothing; 6.2+ the
+        // pages scanned and not freed as rotations.
+        self.lru_note_cost(memcg, (v % self.nr_nodes as usize) as u32, true, 0, scanned.saturating_sub(reclaimed));
         sc.round_taken += scanned;
         if self.profile.flusher_wakeup_writes_all {
             // 4.12+: "If dirty folios are scanned that are not queued for IO, it implies

@@ -350,9 +350,10 @@ impl Kernel {
         self.vmstat.count(VmEvent::WorkingsetActivateFile, nr);
         if workingset {
             self.pages[page].flags |= pg::WORKINGSET;
-            // lru_note_cost_folio() (5.8+): a restored working-set page is file cost.
+            // lru_note_cost_folio() (5.8-6.1), lru_note_cost_refault() (6.2+): a restored
+            // working-set page is file cost, its pages as IO.
             let nid = if self.nr_nodes == 1 { 0 } else { self.page_nid(page) };
-            self.lru_note_cost(page_memcg, nid, true, nr);
+            self.lru_note_cost(page_memcg, nid, true, nr, 0);
             self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetRestoreFile, nr);
             self.vmstat.count(VmEvent::WorkingsetRestoreFile, nr);
         }
@@ -391,7 +392,7 @@ impl Kernel {
         if workingset {
             self.pages[page].flags |= pg::WORKINGSET;
             let nid = if self.nr_nodes == 1 { 0 } else { self.page_nid(page) };
-            self.lru_note_cost(page_memcg, nid, false, 1);
+            self.lru_note_cost(page_memcg, nid, false, 1, 0);
             self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetRestoreAnon, 1);
             self.vmstat.count(VmEvent::WorkingsetRestoreAnon, 1);
         }

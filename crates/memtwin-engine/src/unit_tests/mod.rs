@@ -9,6 +9,7 @@ mod blk_throttle;
 mod blkdev;
 mod boost;
 mod cgroup;
+mod cost23;
 mod dcache;
 mod delayacct;
 mod elevator;
