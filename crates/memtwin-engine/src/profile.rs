@@ -1683,11 +1683,11 @@ impl CpuCost {
     /// time), not the host's memory bandwidth, so
     /// - `clear_page` is `copy_page`'s figure: `post_alloc_hook()`'s `kernel_init_pages()` ->
     ///   `clear_highpage()` (6.1, mm/page_alloc.c, under `CONFIG_INIT_ON_ALLOC_DEFAULT_ON`) cost
-    ///   6.3-8.4 us a page in Debian's 6.1 guest (a cold read of a 32 MiB XFS file, CPU time a page:
+    ///   6.2-8.5 us a page in Debian's 6.1 guest (a cold read of a 32 MiB XFS file, CPU time a page:
     ///   17.6-19.7 us in six boots against 11.1-11.5 us in three booted with `init_on_alloc=0`,
     ///   guest/memtwin_guest.c `calibrate_readpath()`, lab/validation/trace-xfs21-1201/readpath/,
     ///   2026-12-01), where the same boots' copy step of a page read (a 128 KiB read's page less a
-    ///   1-byte read) took 7.3-7.8 us: the host's 150 ns against 308 does not carry over;
+    ///   1-byte read) took 7.1-7.9 us: the host's 150 ns against 308 does not carry over;
     /// - `read_large_folio_page` is an order-0 page's `lookup` + `copy_page`: `filemap_read()` ->
     ///   `copy_folio_to_iter()` -> `copy_page_to_iter()` (6.1, lib/iov_iter.c) copies a large
     ///   folio's pages 4 KiB at a time as it copies an order-0 page, and that copy is nearly all of
