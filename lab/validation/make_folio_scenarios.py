@@ -156,7 +156,14 @@ PENDING_NOTES = {"qemu61-xfs-seq-tight-256m-ra8192": ("# PENDING (the lead, 2026
                     "# CpuCost::scaled/scaled_split every pass of the six boots reads 1,082,654,720 (boots 1 and 4 1.99-2.11 s a\n"
                     "# pass, their passes 2.07-6.86 s); that change is reverted on h-xfs21b (it moves two rows of other QEMU\n"
                     "# scenarios out: qemu61-xfs-seq-tight-256m-ra8192-bw100 passes 1 and 3, qemu612-lrugen-global-stream's\n"
-                    "# two-list pgscan_direct). The lead's call. Still pending.\n")}
+                    "# two-list pgscan_direct). The lead's call. Still pending.\n"
+                    "# tcg21 (2026-12-02, large-folios.md \"The two rows a TCG clear moves\"): the change re-applied on h-tcg21;\n"
+                    "# with it every boot's pass here reads 1,082,654,720. The two rows it moves, by mechanism: bw100's old set\n"
+                    "# carries only a boot-time uniform K, which gives the kernel's code the copy loop's factor and puts three of\n"
+                    "# its four boots above the twin's edge at 100 MB/s (K 39-41; three loaded boots of today at their split\n"
+                    "# thrash as the kernel did, within); lrugen-global-stream's two-list direct reclaim is the same at every\n"
+                    "# K-given boot in the twin (5,562 -> 4,428), where the kernel's share rises with the boot's slowness. Still\n"
+                    "# pending: the lead's call.\n")}
 
 # Recording sets (`recorded = [...]`, README "Validation against real kernels"; validate compares the
 # recordings' median with the engine runs' median): a timing-sensitive scenario is recorded several times,
