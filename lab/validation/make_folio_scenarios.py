@@ -162,7 +162,7 @@ PENDING_NOTES = {"qemu61-xfs-seq-tight-256m-ra8192": ("# PENDING (the lead, 2026
                     "# carries only a boot-time uniform K, which gives the kernel's code the copy loop's factor and puts three of\n"
                     "# its four boots above the twin's edge at 100 MB/s (K 39-41; three loaded boots of today at their split\n"
                     "# thrash as the kernel did, within); lrugen-global-stream's two-list direct reclaim is the same at every\n"
-                    "# K-given boot in the twin (5,562 -> 4,428), where the kernel's share rises with the boot's slowness. Still\n"
+                    "# K-given boot in the twin (5,562 -> 4,428), where the kernel's spreads over 4.0-17.9% boot to boot. Still\n"
                     "# pending: the lead's call.\n")}
 
 # Recording sets (`recorded = [...]`, README "Validation against real kernels"; validate compares the
