@@ -1084,17 +1084,22 @@ impl Kernel {
         let mut last_folio = PageId::NIL;
         for index in first..=last {
             self.page_events += 1;
+            // The page's `Page` as the hit arm read it (its `PG_fresh` cleared), or None where
+            // an arm changed it after: read once for the tests below (issue 17's (a)).
+            let mut hit_pv = None;
             let page = match self.mappings[inode.idx()].lookup(index) {
                 Some(p) => {
+                    let mut pv = self.pages[p];
                     // A page read in from disk for this stream (readahead) and not accessed
                     // since counts as a miss, as cachestat counts it.
-                    if self.pages[p].test(pg::FRESH) {
-                        self.pages[p].flags &= !pg::FRESH;
+                    if pv.test(pg::FRESH) {
+                        pv.flags &= !pg::FRESH;
+                        self.pages[p].flags = pv.flags;
                         self.io.misses += 1;
                     } else {
                         self.io.hits += 1;
                     }
-                    if recharge && self.pages[p].memcg == MemcgId::NONE {
+                    if recharge && pv.memcg == MemcgId::NONE {
                         // The seed-000 RFC charges single pages: a large folio is split.
                         self.split_page_folio(p);
                         // pagecache_get_page() of the seed-000 RFC: the first reader pays.
@@ -1103,6 +1108,8 @@ impl Kernel {
                         if self.try_charge_memcg(memcg, 1, true).is_ok() {
                             self.commit_charge(p, memcg);
                         }
+                    } else {
+                        hit_pv = Some(pv);
                     }
                     p
                 }
@@ -1153,7 +1160,10 @@ impl Kernel {
             // The folio's flags live in its head (`page_folio()`): the reader meets a marked
             // folio at whichever of its pages it enters.
             // An order-0 page is its own folio, read once here for the tests below.
-            let pv = self.pages[page];
+            let pv = match hit_pv {
+                Some(pv) => pv,
+                None => self.pages[page],
+            };
             let order0 = pv.flags & (pg::HEAD | pg::TAIL) == 0;
             let folio = if order0 { page } else { self.pages.page_folio(page) };
             // A page of a large folio: filemap_get_read_batch() returns the folio and
@@ -1169,7 +1179,13 @@ impl Kernel {
                 self.cpu(self.cost.lookup);
             }
             let folio_flags = if order0 { pv.flags } else { self.pages[folio].flags };
+            // An order-0 page's flags as they stand now, while nothing since `pv` could have
+            // changed them (`cpu()` touches no page; the async readahead and the wait below
+            // may): its wait and `folio_mark_accessed()` test these instead of reading the
+            // page again.
+            let mut flags_now = if order0 { Some(pv.flags) } else { None };
             if folio_flags & pg::READAHEAD != 0 {
+                flags_now = None;
                 self.pages[folio].flags &= !pg::READAHEAD;
                 let (fi, order) = (self.pages[folio].index, self.pages.folio_order(folio));
                 // filemap_readahead() runs with the batch's folios referenced, the marked one
@@ -1178,7 +1194,13 @@ impl Kernel {
                 self.page_cache_async_ra_folio(ra, inode, fi, order, last - fi + 1, memcg);
                 self.read_pinned = saved;
             }
-            self.folio_wait_locked(page);
+            match flags_now {
+                Some(f) if f & pg::LOCKED == 0 => debug_assert_eq!(f, self.pages[page].flags, "the hit path's flags are not the page's"),
+                _ => {
+                    flags_now = None;
+                    self.folio_wait_locked(page);
+                }
+            }
             if shmem_large {
                 if index != first || pos.is_multiple_of(PAGE_SIZE) {
                     self.folio_mark_accessed(folio);
@@ -1200,7 +1222,10 @@ impl Kernel {
                 let (fi, nr) = if order0 { (pv.index as u64, 1) } else { (self.pages[folio].index as u64, self.pages.folio_nr_pages(folio)) };
                 let same_as_last = index == first && ra.prev_pos.is_some_and(|pp| pp > 0 && ((pp - 1) / PAGE_SIZE).wrapping_sub(fi) < nr);
                 if !same_as_last {
-                    self.folio_mark_accessed(folio);
+                    match flags_now {
+                        Some(f) => self.folio_mark_accessed_flags(folio, f),
+                        None => self.folio_mark_accessed(folio),
+                    }
                 }
                 last_folio = folio;
             }

@@ -348,8 +348,20 @@ impl Kernel {
             return self.folio_inc_refs(page);
         }
         let flags = self.pages[page].flags;
+        self.folio_mark_accessed_flags(page, flags);
+    }
+
+    /// [`Kernel::folio_mark_accessed`] of a page whose flags the caller has just read
+    /// (`flags`: `page`'s flags as they are now), without reading them again.
+    #[inline(always)]
+    pub(crate) fn folio_mark_accessed_flags(&mut self, page: PageId, flags: u16) {
+        debug_assert_eq!(flags, self.pages[page].flags, "folio_mark_accessed_flags() with flags that are not the page's");
+        if self.profile.lru_gen {
+            // "if (lru_gen_enabled()) { folio_inc_refs(folio); return; }" (6.1)
+            return self.folio_inc_refs(page);
+        }
         if flags & pg::REFERENCED == 0 {
-            self.pages[page].flags |= pg::REFERENCED;
+            self.pages[page].flags = flags | pg::REFERENCED;
         } else if flags & pg::ACTIVE == 0 {
             self.folio_activate(page);
         }

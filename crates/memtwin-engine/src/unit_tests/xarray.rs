@@ -235,3 +235,19 @@ fn short_leaves_only_where_the_file_ends_early_in_a_chunk() {
     assert!(bytes(2, 0) < bytes(0, 0) / 4, "{} vs {}", bytes(2, 0), bytes(0, 0));
     assert_eq!(bytes(66, 2), bytes(0, 2), "past the end: a file that grew");
 }
+
+/// `Slot::as_page()` decodes by rotate-and-subtract (issue 17): a page's slot gives its id for
+/// ids across the whole `u32` range a `PageId` can hold below `NIL`, and an empty slot or any
+/// shadow entry (bit 0 set, whatever the bits above) gives none.
+#[test]
+fn a_slot_is_a_page_only_when_it_holds_one() {
+    for id in [0u32, 1, 2, 63, 64, 1 << 20, (1 << 31) - 1, 1 << 31, u32::MAX - 1] {
+        assert_eq!(Slot::page(PageId(id)).as_page(), Some(PageId(id)), "page {id}");
+        assert_eq!(Slot::page(PageId(id)).as_shadow(), None, "page {id}");
+    }
+    assert_eq!(Slot::EMPTY.as_page(), None);
+    for shadow in [1u64, 3, 5, (1 << 32) + 1, (1 << 33) | 1, (1 << 63) | 1, u64::MAX, u64::MAX - 2] {
+        assert_eq!(Slot(shadow).as_page(), None, "shadow {shadow:#x}");
+        assert_eq!(Slot(shadow).as_shadow(), Some(shadow));
+    }
+}
