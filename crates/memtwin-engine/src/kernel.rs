@@ -203,6 +203,15 @@ pub struct Kernel {
     /// CPU time the running task has left of its protected slice while
     /// [`Kernel::bound_worker_deferred`] is pending ([`Kernel::bound_worker_tick`]).
     pub bound_worker_slice: Nanos,
+    /// The first tick at or after the end of that protected slice, once its CPU time has used it
+    /// up (`jiffies` boundaries of the engine's clock, [`crate::timer::NSEC_PER_JIFFY`]): when
+    /// [`Kernel::bound_worker_deferred`] is charged ([`Kernel::bound_worker_tick`]); 0 while the
+    /// slice lasts.
+    pub bound_worker_tick_at: Nanos,
+    /// The memcg (index) whose vmpressure work [`Kernel::bound_worker_deferred`] is: its run
+    /// takes that memcg's [`Kernel::vmpressure_tree_scanned`] back to 0
+    /// ([`Kernel::vmpressure_work_ran`]).
+    pub bound_worker_memcg: u32,
     /// The run of the write completion's work after it wakes a task (`[machine] end_io_work_run`,
     /// [`crate::hostcal::HostCost::end_io_work_run`], wake23): what a task woken by it waits when
     /// it lands on the kworker's CPU ([`crate::sched::end_io_wakee_wait`]); None: never.
@@ -540,6 +549,8 @@ impl Kernel {
             loop_worker_pending: 0,
             bound_worker_deferred: 0,
             bound_worker_slice: 0,
+            bound_worker_tick_at: 0,
+            bound_worker_memcg: 0,
             vmpressure_work_run: None,
             end_io_work_run: None,
             preempt_stale: None,
@@ -666,12 +677,6 @@ impl Kernel {
             self.now = t;
             self.flush_memcg_stats_dwork();
         } else {
-            // only the task's own CPU time uses its protected slice: kswapd inside its quantum and
-            // the timers' work between quanta are other contexts (review50 M2); a pending deferred
-            // wait clears cpu_plain, so the plain path pays no test for it (issue 17's (a))
-            if self.bound_worker_deferred != 0 {
-                self.bound_worker_cpu(ns);
-            }
             let from = self.now;
             if self.cpu_unstretched() {
                 self.now += ns;
@@ -684,6 +689,12 @@ impl Kernel {
             }
             if self.vcpu_stalls.is_some() {
                 self.vcpu_stall_pass(from);
+            }
+            // only the task's own CPU time uses its protected slice: kswapd inside its quantum and
+            // the timers' work between quanta are other contexts (review50 M2); a pending deferred
+            // wait clears cpu_plain, so the plain path pays no test for it (issue 17's (a))
+            if self.bound_worker_deferred != 0 {
+                self.bound_worker_cpu(ns, from);
             }
             if self.now >= self.stats_flush_next {
                 self.flush_memcg_stats_dwork();
@@ -857,32 +868,81 @@ impl Kernel {
         self.runq_ns += p;
     }
 
-    /// [`Kernel::cpu`]'s `ns` with a deferred bound-kworker wait pending: the running task's own
-    /// CPU time only ([`Kernel::bound_worker_tick`]; kswapd's and the timers' are other contexts).
+    /// [`Kernel::cpu`]'s `ns` with a deferred bound-kworker wait pending, run from `from` to
+    /// [`Kernel::now`]: the running task's own CPU time only ([`Kernel::bound_worker_tick`];
+    /// kswapd's and the timers' are other contexts).
     #[cold]
     #[inline(never)]
-    fn bound_worker_cpu(&mut self, ns: Nanos) {
+    fn bound_worker_cpu(&mut self, ns: Nanos, from: Nanos) {
         if self.in_task && !self.in_kthread() {
-            self.bound_worker_tick(ns);
+            let to = self.now;
+            self.bound_worker_tick(ns, from, to);
         }
     }
 
-    /// `ns` of the running task's CPU time with a bound kworker queued behind it
-    /// ([`Kernel::bound_worker_deferred`], review49 L1): when they use up what was left of its
-    /// protected slice ([`Kernel::slice_left`] at the kworker's queueing; kernel/sched/fair.c 6.18
-    /// `update_curr()`: `!protect_slice(curr)` or `update_deadline()` with `nr_queued > 1` ->
-    /// `resched_curr_lazy()`), the kworker is picked and the task waits its run (schedstat's
-    /// `run_delay`). Called by [`Kernel::cpu`] and at the quantum's end for its user time.
+    /// `ns` of the running task's CPU time, run over the wall-clock span `from..to`, with a bound
+    /// kworker queued behind it ([`Kernel::bound_worker_deferred`], review49 L1). kernel/sched/fair.c
+    /// 6.18: the task keeps its CPU while `protect_slice()` holds (`vruntime < vprot`, set by
+    /// `set_protect_slice()` at its pick); what ends that is an `update_curr()` that finds it over
+    /// (`if (resched || !protect_slice(curr)) resched_curr_lazy(rq)` with `cfs_rq->nr_queued > 1`,
+    /// and `update_deadline()`), and with the task running alone on its CPU the only
+    /// `update_curr()` is the tick's (`sched_tick()` -> `task_tick_fair()` -> `entity_tick()`;
+    /// lab/validation/vmp-slice-1201: the host's pendings ended within 600 us of the first tick
+    /// after the replayed protected slice, 13 of 16 and 20 of 24). So once the CPU time uses up
+    /// what was left of the slice ([`Kernel::bound_worker_slice`], [`Kernel::slice_left`] at the
+    /// queueing), the reschedule comes at the first tick at or after that instant
+    /// ([`Kernel::bound_worker_tick_at`], the slice's end placed in `from..to` by its share of
+    /// `ns`); the kworker is picked there and the task waits its run (schedstat's `run_delay`),
+    /// and the work's run takes its memcg's counter back to 0 ([`Kernel::vmpressure_work_ran`]).
+    /// Not modelled: the other `update_curr()` calls (a wake-up on the CPU) that can come first;
+    /// the PREEMPT_NONE switch at the next `cond_resched()` after the tick. Called by
+    /// [`Kernel::cpu`] and at the quantum's end for its user time (sched.rs `leave()`).
     #[inline(never)]
-    pub fn bound_worker_tick(&mut self, ns: Nanos) {
-        let used = ns.min(self.bound_worker_slice);
-        self.bound_worker_slice -= used;
-        if self.bound_worker_slice == 0 {
+    pub fn bound_worker_tick(&mut self, ns: Nanos, from: Nanos, to: Nanos) {
+        if self.bound_worker_tick_at == 0 {
+            let used = ns.min(self.bound_worker_slice);
+            self.bound_worker_slice -= used;
+            if self.bound_worker_slice > 0 {
+                return;
+            }
+            let span = to.saturating_sub(from);
+            let end = from + if ns == 0 { span } else { (span as u128 * used as u128 / ns as u128) as Nanos };
+            let j = crate::timer::NSEC_PER_JIFFY;
+            // `protect_slice()` is `vruntime < vprot`: a tick at the end itself finds it over
+            self.bound_worker_tick_at = end.div_ceil(j).max(1) * j;
+        }
+        if to >= self.bound_worker_tick_at {
             let w = std::mem::take(&mut self.bound_worker_deferred);
+            self.bound_worker_tick_at = 0;
+            self.vmpressure_work_ran();
             self.cpu_plain_update();
             self.now += w;
             self.runq_ns += w;
         }
+    }
+
+    /// The pending vmpressure work of the running task ([`Kernel::bound_worker_deferred`]) ran:
+    /// at its reschedule ([`Kernel::bound_worker_tick`]) or while the task slept (the kworker is
+    /// then the only entity on the CPU: [`Kernel::bound_worker_slept`]). mm/vmpressure.c 6.1 and
+    /// 6.18 `vmpressure_work_fn()`: `scanned = vmpr->tree_scanned; ... vmpr->tree_scanned = 0;`
+    /// when the work RUNS, so every page its memcg's reclaims scanned while it was pending is in
+    /// that one run and the next window starts from 0.
+    pub fn vmpressure_work_ran(&mut self) {
+        if let Some(c) = self.vmpressure_tree_scanned.get_mut(self.bound_worker_memcg as usize) {
+            *c = 0;
+        }
+    }
+
+    /// The running task sleeps with a bound kworker's run deferred behind it
+    /// ([`Kernel::bound_worker_deferred`]): the kworker runs while it sleeps, no wait for the task
+    /// (review49 L1, review50 L1), and the vmpressure work's run resets its memcg's counter
+    /// ([`Kernel::vmpressure_work_ran`]). Every sleep of a task calls it.
+    pub fn bound_worker_slept(&mut self) {
+        if self.bound_worker_deferred > 0 {
+            self.vmpressure_work_ran();
+        }
+        (self.bound_worker_deferred, self.bound_worker_tick_at) = (0, 0);
+        self.cpu_plain_update();
     }
 
     /// `vmpressure(gfp, memcg, true, scanned, reclaimed)` (mm/vmpressure.c 6.1, called by
@@ -896,10 +956,14 @@ impl Kernel {
     /// [`crate::sched::bound_worker_wait`] says and the task waits its run (schedstat's
     /// `run_delay`; traced on the host's 6.18: lab/validation/trace-idle-wait-1130 q3, a v1 memcg
     /// writer preempted at 253 of its 285 switch-ins, `vmpressure_work_fn` starting in 247 of
-    /// those waits); a task still eligible after the kworker's entry waits its run at its
-    /// protected slice's end instead, unless it sleeps first ([`crate::sched::bound_worker_deferred`],
-    /// review49 L1). The work takes the whole counter back to 0, a window's excess with it (6.1
-    /// and 6.18 `vmpressure_work_fn()`: `vmpr->tree_scanned = 0`), so a memcg's windows number
+    /// those waits); a task still eligible after the kworker's entry waits its run at the first
+    /// tick after its protected slice's end instead, unless it sleeps first
+    /// ([`crate::sched::bound_worker_deferred`], review49 L1, [`Kernel::bound_worker_tick`]). The
+    /// work takes the whole counter back to 0 when it RUNS, a window's excess with it (6.1 and
+    /// 6.18 `vmpressure_work_fn()`: `vmpr->tree_scanned = 0`): at once when its kworker preempts
+    /// the task, else at the deferred run ([`Kernel::vmpressure_work_ran`]), every page scanned
+    /// while it was pending in that one run (`vmpressure()` meanwhile: `tree_scanned += scanned`,
+    /// `schedule_work()` false, lag23 after lab/validation/vmp-slice-1201), so a memcg's windows number
     /// fewer than its pages scanned / 512 (review49 L2: host-queue-rw-seq's writer scans 235,264
     /// pages in 382 windows, 616 pages each: its reclaim calls' scans overshoot 512). Kernel threads (kswapd) take no wait here. Only with `[machine]
     /// vmpressure_work_run`; `__GFP_IO`/`__GFP_FS`-less reclaims count too (not modelled: the
@@ -918,11 +982,11 @@ impl Kernel {
         if self.vmpressure_tree_scanned[i] < crate::sched::VMPRESSURE_WIN {
             return;
         }
-        self.vmpressure_tree_scanned[i] = 0;
         if self.in_task && !self.in_kthread() {
             if self.bound_worker_deferred > 0 {
                 // the work is still pending from an earlier window (`queue_work()` returns false:
-                // nothing is woken, review50 M2); its one run is the deferred wait's
+                // nothing is woken, review50 M2); its one run is the deferred wait's, and the
+                // counter grows on until that run takes it (`vmpressure_work_fn()`)
                 return;
             }
             let others = self.bg_load + self.runner_sampler;
@@ -939,11 +1003,19 @@ impl Kernel {
             // an eligible task keeps its CPU to its protected slice's end and waits the run then
             // (review49 L1); a work queued again while pending runs once (`queue_work()` false)
             let later = crate::sched::bound_worker_deferred(&self.profile, others, self.nr_cpu_ids, self.eevdf_lag, run);
-            if later > 0 && self.bound_worker_deferred == 0 {
-                self.bound_worker_slice = self.slice_left;
+            if later > 0 {
+                // the work pending behind the task (the early return above): its counter grows
+                // on until the deferred run takes it (`Kernel::vmpressure_work_ran`)
+                (self.bound_worker_slice, self.bound_worker_tick_at, self.bound_worker_memcg) = (self.slice_left, 0, i as u32);
+                self.bound_worker_deferred = later;
+                self.cpu_plain_update();
+            } else {
+                // the kworker took the CPU at once: the work ran (`vmpressure_work_fn()`)
+                self.vmpressure_tree_scanned[i] = 0;
             }
-            self.bound_worker_deferred = self.bound_worker_deferred.max(later);
-            self.cpu_plain_update();
+        } else {
+            // a kernel thread's (kswapd's) window: the work runs beside it, no task waits
+            self.vmpressure_tree_scanned[i] = 0;
         }
     }
 
@@ -1026,8 +1098,7 @@ impl Kernel {
                 // a task that sleeps leaves the CPU to the loop worker it woke, and to a bound
                 // kworker queued behind it (review49 L1): no wait for either
                 self.loop_worker_pending = 0;
-                self.bound_worker_deferred = 0;
-                self.cpu_plain_update();
+                self.bound_worker_slept();
                 let mut lag = self.eevdf_lag;
                 let woke = self.ttwu_fair_wait(&mut lag, slept);
                 self.eevdf_lag = lag;

@@ -2440,8 +2440,7 @@ impl Kernel {
             self.stall_enter(StallKind::High);
             self.now = until;
             // it slept: a bound kworker queued behind it ran meanwhile (review50 L1)
-            self.bound_worker_deferred = 0;
-            self.cpu_plain_update();
+            self.bound_worker_slept();
             self.stall_leave(StallKind::High);
             return;
         }

@@ -182,7 +182,7 @@ pub(crate) struct Task {
     name: String,
     memcg: MemcgId,
     pc: usize,
-    times: TaskTimes,
+    pub(crate) times: TaskTimes,
     cursor: Cursor,
     snapshot: Option<Snapshot>,
     step_memcg: MemcgId,
@@ -233,6 +233,10 @@ pub(crate) struct Task {
     pub(crate) bound_worker_deferred: Nanos,
     /// What it has left of its protected slice meanwhile ([`Kernel::bound_worker_slice`]).
     pub(crate) bound_worker_slice: Nanos,
+    /// The tick the run is charged at once that slice is over ([`Kernel::bound_worker_tick_at`]).
+    pub(crate) bound_worker_tick_at: Nanos,
+    /// The memcg whose vmpressure work that run is ([`Kernel::bound_worker_memcg`]).
+    pub(crate) bound_worker_memcg: u32,
 }
 
 /// PELT's half-life (kernel/sched/sched-pelt.h `LOAD_AVG_PERIOD` 32 periods of 1024 us,
@@ -1342,6 +1346,8 @@ impl Simulation {
                     eevdf_lag: 0,
                     bound_worker_deferred: 0,
                     bound_worker_slice: 0,
+                    bound_worker_tick_at: 0,
+                    bound_worker_memcg: 0,
                 }
             })
             .collect();
@@ -1751,7 +1757,21 @@ impl Simulation {
             t.slice_left = slice;
         }
         // it slept: a bound kworker queued behind it ran meanwhile (bound_worker_deferred)
-        self.tasks[ti].bound_worker_deferred = 0;
+        self.bound_worker_slept(ti);
+    }
+
+    /// Task `ti` sleeps outside its quantum with a bound kworker's run deferred behind it: the
+    /// kworker runs meanwhile ([`Kernel::bound_worker_slept`]'s rule for a sleep inside one), its
+    /// vmpressure work taking its memcg's counter back to 0 (mm/vmpressure.c 6.18
+    /// `vmpressure_work_fn()`, [`Kernel::vmpressure_work_ran`]).
+    pub(crate) fn bound_worker_slept(&mut self, ti: usize) {
+        let t = &mut self.tasks[ti];
+        if t.bound_worker_deferred > 0 {
+            if let Some(c) = self.kernel.vmpressure_tree_scanned.get_mut(t.bound_worker_memcg as usize) {
+                *c = 0;
+            }
+        }
+        (t.bound_worker_deferred, t.bound_worker_tick_at) = (0, 0);
     }
 
     pub(crate) fn enter(&mut self, ti: usize) {
@@ -1790,6 +1810,7 @@ impl Simulation {
         k.eevdf_lag = t.eevdf_lag;
         k.bound_worker_deferred = t.bound_worker_deferred;
         k.bound_worker_slice = t.bound_worker_slice;
+        (k.bound_worker_tick_at, k.bound_worker_memcg) = (t.bound_worker_tick_at, t.bound_worker_memcg);
         k.cpu_plain_update();
         k.in_task = true;
         k.runq_ns = 0;
@@ -1802,16 +1823,19 @@ impl Simulation {
     pub(crate) fn leave(&mut self, ti: usize, user_ns: Nanos) {
         // the quantum's end is a return to user space: the loop worker's pending run (kwork23)
         self.kernel.loop_worker_resched();
-        if self.kernel.bound_worker_deferred > 0 {
-            // its user time uses its protected slice too (review49 L1)
-            self.kernel.bound_worker_tick(user_ns);
-        }
         let memcg = self.tasks[ti].memcg;
         self.kernel.mem_cgroup_handle_over_high(memcg);
         let (start, stall) = (self.tasks[ti].times.clock, std::mem::take(&mut self.kernel.memstall_ns));
         self.kernel.psi_account(memcg, start, stall);
         let stall = self.kernel.stall.take();
         let user_wall = self.kernel.cpu_wall(user_ns);
+        if self.kernel.bound_worker_deferred > 0 && self.kernel.in_task {
+            // its user time, after the return to user (and any memory.high sleep on the way,
+            // which ran the kworker), uses its protected slice too and may reach the tick
+            // (review49 L1, lag23); a wait charged here comes before the user time's wall
+            let now = self.kernel.now;
+            self.kernel.bound_worker_tick(user_ns, now, now + user_wall);
+        }
         let k = &self.kernel;
         let t = &mut self.tasks[ti];
         t.dirty = k.task_dirty;
@@ -1821,6 +1845,7 @@ impl Simulation {
         t.eevdf_lag = k.eevdf_lag;
         t.bound_worker_deferred = k.bound_worker_deferred;
         t.bound_worker_slice = k.bound_worker_slice;
+        (t.bound_worker_tick_at, t.bound_worker_memcg) = (k.bound_worker_tick_at, k.bound_worker_memcg);
         t.times.runq += k.runq_ns + (user_wall - user_ns);
         t.times.clock = k.now + user_wall;
         t.times.user += user_ns;
@@ -1840,7 +1865,7 @@ impl Simulation {
         (self.kernel.rq_tasks, self.kernel.rq_own) = (0, 0);
         // the deferred wait is the task's (copied above): none in the kernel between quanta, nor
         // for the next task's enter() before its own are loaded (review50 M2)
-        (self.kernel.bound_worker_deferred, self.kernel.bound_worker_slice) = (0, 0);
+        (self.kernel.bound_worker_deferred, self.kernel.bound_worker_slice, self.kernel.bound_worker_tick_at) = (0, 0, 0);
         self.kernel.cpu_plain_update();
     }
 
@@ -1857,7 +1882,7 @@ impl Simulation {
                 if gap > 0 {
                     self.tasks[ti].times.clock += gap;
                     // it slept: a bound kworker queued behind it ran meanwhile (review50 L1)
-                    self.tasks[ti].bound_worker_deferred = 0;
+                    self.bound_worker_slept(ti);
                     return;
                 }
             } else if self.tasks[ti].steps_done > 0 && scn.tasks[ti].step_gaps.get(self.tasks[ti].steps_done - 1).is_some_and(|&g| g > 0) {
@@ -2290,7 +2315,7 @@ impl Simulation {
                             // usleep(interval) before the next round.
                             self.tasks[ti].times.clock += interval;
                             // it slept: a bound kworker queued behind it ran meanwhile (review50 L1)
-                            self.tasks[ti].bound_worker_deferred = 0;
+                            self.bound_worker_slept(ti);
                             self.tasks[ti].cursor = Cursor::Idle;
                             if !ok {
                                 oom = true;

@@ -1244,19 +1244,23 @@ fn eligible_vmpressure_task() -> (crate::sched::Simulation, MemcgId) {
     (s, w)
 }
 
-/// review49 L1: a bound kworker that does not take an eligible task's CPU at once still runs on
-/// that CPU before the task runs on (kernel/sched/fair.c 6.18 `check_preempt_wakeup_fair()` leaves
-/// it queued; `update_curr()` reschedules the task when its protected slice is over with
-/// `nr_queued > 1`; a per-CPU kthread is not pulled by another CPU, `can_migrate_task()`):
+/// review49 L1, lag23: a bound kworker that does not take an eligible task's CPU at once still
+/// runs on that CPU before the task runs on (kernel/sched/fair.c 6.18 `check_preempt_wakeup_fair()`
+/// leaves it queued; a per-CPU kthread is not pulled by another CPU, `can_migrate_task()`):
 /// `sched::bound_worker_deferred()` is the run where `bound_worker_wait()` gives 0 under EEVDF, 0
 /// where it gives the run, 0 on 6.1 (CFS preempts at once). `Kernel::vmpressure_tree()` charges
-/// it when the task's CPU time uses up what was left of its protected slice, and drops it when
-/// the task sleeps first (the kworker runs while it sleeps). Fails with the wait dropped (the
-/// behaviour before) or charged at once.
+/// it at the first tick (HZ=250: every 4 ms of the engine's clock) after the task's CPU time has
+/// used up what was left of its protected slice: `protect_slice()` (`vruntime < vprot`) is only
+/// looked at by `update_curr()`, which for a task running alone is the tick's
+/// (`task_tick_fair()` -> `entity_tick()` -> `update_curr()`: `resched_curr_lazy()` once
+/// `!protect_slice(curr)` with `nr_queued > 1`); it drops it when the task sleeps first (the
+/// kworker runs while it sleeps). Fails with the wait dropped (the behaviour before review49),
+/// charged at once, or charged at the protected slice's end (the behaviour before lag23).
 #[test]
-fn bound_worker_waits_at_the_protected_slices_end_when_the_task_is_eligible_6_18() {
+fn bound_worker_waits_for_the_first_tick_after_the_protected_slice_when_the_task_is_eligible_6_18() {
     use crate::kernel::SCHED_CAPACITY_SCALE as S;
     use crate::sched::{bound_worker_deferred, bound_worker_wait};
+    const J: crate::types::Nanos = crate::timer::NSEC_PER_JIFFY;
     let p = |n: &str| crate::profile::profile(n).unwrap();
     let p618 = p("linux-6.18");
     assert_eq!(bound_worker_deferred(&p618, S / 4, 2, 5_400_000, 11_000), 11_000, "eligible: the run, later");
@@ -1266,20 +1270,87 @@ fn bound_worker_waits_at_the_protected_slices_end_when_the_task_is_eligible_6_18
 
     let (mut s, w) = eligible_vmpressure_task();
     let k = &mut s.kernel;
+    // 0.5 ms after a tick: the 1 ms slice left ends 1.5 ms after it, the next tick 2.5 ms later
+    let base = 100 * J;
+    k.advance_clock(base + 500_000);
+    let t0 = k.now;
     k.vmpressure_tree(w, 600);
     assert_eq!((k.runq_ns, k.bound_worker_deferred), (0, 10_000), "eligible: it keeps its CPU, the run pending");
     k.vmpressure_tree(w, 600);
     assert_eq!(k.bound_worker_deferred, 10_000, "queued again while pending: one run");
-    let t0 = k.now;
     k.cpu(600_000);
     assert_eq!((k.runq_ns, k.now - t0), (0, 600_000), "0.6 of its 1 ms slice: still running");
     k.cpu(600_000);
-    assert_eq!((k.runq_ns, k.now - t0, k.bound_worker_deferred), (10_000, 1_210_000, 0), "the slice over: the kworker's run");
+    assert_eq!((k.runq_ns, k.now - t0, k.bound_worker_deferred, k.bound_worker_tick_at), (0, 1_200_000, 10_000, base + J), "the slice over, no tick yet: still running");
+    k.cpu(2_000_000);
+    assert_eq!((k.runq_ns, k.bound_worker_deferred), (0, 10_000), "3.7 ms after the tick: still running");
+    k.cpu(400_000);
+    assert_eq!((k.runq_ns, k.now - t0, k.bound_worker_deferred, k.bound_worker_tick_at), (10_000, 3_610_000, 0, 0), "the tick: the kworker's run");
     k.vmpressure_tree(w, 600);
     assert_eq!(k.bound_worker_deferred, 10_000);
     let t1 = k.now;
     k.wait_until(t1 + 1_000_000);
-    assert_eq!((k.runq_ns, k.bound_worker_deferred), (10_000, 0), "it slept first: the kworker ran meanwhile");
+    assert_eq!((k.runq_ns, k.bound_worker_deferred, k.bound_worker_tick_at), (10_000, 0, 0), "it slept first: the kworker ran meanwhile");
+    // a slice whose end is a tick: `protect_slice()` is over at that tick (vruntime == vprot)
+    k.advance_clock(base + 10 * J);
+    k.slice_left = J;
+    k.vmpressure_tree(w, 600);
+    k.cpu(J);
+    assert_eq!((k.runq_ns, k.bound_worker_deferred), (20_000, 0), "the slice ends on a tick: charged at it");
+}
+
+/// lag23 (mm/vmpressure.c 6.1 and 6.18 `vmpressure()` with `tree`: `scanned = vmpr->tree_scanned +=
+/// scanned; if (scanned < vmpressure_win) return; schedule_work(&vmpr->work);`, and
+/// `vmpressure_work_fn()`: `vmpr->tree_scanned = 0` when the work RUNS): while the memcg's work is
+/// pending behind an eligible task, its counter is not reset at each window but grows with every
+/// page scanned, and the work's run takes it all back to 0: at the deferred run (the tick after
+/// the protected slice), at a sleep inside the quantum (`Kernel::wait_until()`), or at a sleep
+/// between quanta (`Simulation::bound_worker_slept()`). A work that preempts at once resets it at
+/// the window as before; kswapd's too. Fails with the counter reset at the window (the
+/// behaviour before lag23) or not reset at the run.
+#[test]
+fn vmpressure_counter_grows_while_the_work_is_pending_and_resets_when_it_runs_6_18() {
+    const J: crate::types::Nanos = crate::timer::NSEC_PER_JIFFY;
+    let (mut s, w) = eligible_vmpressure_task();
+    let c = |s: &crate::sched::Simulation| s.kernel.vmpressure_tree_scanned[w.idx()];
+    let k = &mut s.kernel;
+    k.advance_clock(100 * J);
+    k.vmpressure_tree(w, 600);
+    assert_eq!((k.bound_worker_deferred, k.vmpressure_tree_scanned[w.idx()]), (10_000, 600), "pending: the 600 pages wait for the run");
+    k.vmpressure_tree(w, 100);
+    k.vmpressure_tree(w, 700);
+    assert_eq!(k.vmpressure_tree_scanned[w.idx()], 1_400, "every page scanned while pending");
+    k.cpu(J);
+    assert_eq!((k.runq_ns, k.bound_worker_deferred, k.vmpressure_tree_scanned[w.idx()]), (10_000, 0, 0), "the run at the tick takes them all");
+    k.vmpressure_tree(w, 300);
+    assert_eq!((k.bound_worker_deferred, k.vmpressure_tree_scanned[w.idx()]), (0, 300), "a fresh window from 0");
+    k.vmpressure_tree(w, 300);
+    assert_eq!((k.bound_worker_deferred, k.vmpressure_tree_scanned[w.idx()]), (10_000, 600));
+    k.wait_until(k.now + 1_000_000);
+    assert_eq!((k.bound_worker_deferred, k.vmpressure_tree_scanned[w.idx()]), (0, 0), "it slept: the work ran, the counter with it");
+    // ineligible: the kworker preempts at once, the work runs, the counter back to 0 at the window
+    k.eevdf_lag = -10_000_000;
+    let r = k.runq_ns;
+    k.vmpressure_tree(w, 700);
+    assert_eq!((k.runq_ns - r, k.bound_worker_deferred, k.vmpressure_tree_scanned[w.idx()]), (10_000, 0, 0), "at once: reset at the window");
+    // pending between quanta: a sleep there (op sleep's ttwu, a step gap, a probe's interval)
+    k.eevdf_lag = 10_000_000;
+    k.slice_left = 1_000_000;
+    k.vmpressure_tree(w, 600);
+    k.vmpressure_tree(w, 200);
+    s.enter(0);
+    s.kernel.bound_worker_deferred = 10_000;
+    s.kernel.bound_worker_memcg = w.idx() as u32;
+    s.kernel.bound_worker_slice = 1_000_000;
+    s.kernel.cpu_plain_update();
+    s.leave(0, 0);
+    assert_eq!((s.tasks[0].bound_worker_deferred, s.tasks[0].bound_worker_memcg, c(&s)), (10_000, w.idx() as u32, 800));
+    s.bound_worker_slept(0);
+    assert_eq!((s.tasks[0].bound_worker_deferred, c(&s)), (0, 0), "slept between quanta: the work ran");
+    // kswapd's window: the work runs beside it
+    s.kernel.in_kswapd = true;
+    s.kernel.vmpressure_tree(w, 600);
+    assert_eq!(c(&s), 0, "kswapd: reset at the window");
 }
 
 /// Through a scenario (linux-6.18, cgroup v1, 2 CPUs, no background): a writer of 128 MiB through
@@ -1326,9 +1397,13 @@ fn vmpressure_work_takes_the_reclaiming_writers_cpu_a_window_at_a_time_6_18() {
 /// or with `leave()` not clearing the kernel's fields.
 #[test]
 fn bound_worker_deferred_wait_is_charged_once_by_the_tasks_own_cpu_time_6_18() {
+    const J: crate::types::Nanos = crate::timer::NSEC_PER_JIFFY;
     let (mut s, w) = eligible_vmpressure_task();
     {
         let k = &mut s.kernel;
+        // 0.5 ms after a tick: the task's 1 ms slice, run after the others' 2.4 ms, ends 0.1 ms
+        // before the next tick, which its 1.2 ms reaches (lag23: the charge waits for that tick)
+        k.advance_clock(100 * J + 500_000);
         k.vmpressure_tree(w, 600);
         assert_eq!((k.runq_ns, k.bound_worker_deferred), (0, 10_000));
         // (a) kswapd inside the quantum, then the timers' work between quanta: not the task's slice
@@ -1346,7 +1421,7 @@ fn bound_worker_deferred_wait_is_charged_once_by_the_tasks_own_cpu_time_6_18() {
         assert_eq!((k.runq_ns, k.bound_worker_deferred), (0, 10_000), "the work is still pending: queue_work() false");
         let t1 = k.now;
         k.cpu(1_200_000);
-        assert_eq!((k.runq_ns, k.now - t1, k.bound_worker_deferred), (10_000, 1_210_000, 0), "charged once at the slice's end");
+        assert_eq!((k.runq_ns, k.now - t1, k.bound_worker_deferred), (10_000, 1_210_000, 0), "charged once at the tick after the slice's end");
         // with none pending, an ineligible task waits at once as before
         k.vmpressure_tree(w, 600);
         assert_eq!((k.runq_ns, k.bound_worker_deferred), (20_000, 0));
@@ -1361,6 +1436,13 @@ fn bound_worker_deferred_wait_is_charged_once_by_the_tasks_own_cpu_time_6_18() {
     assert_eq!((s.kernel.bound_worker_deferred, s.kernel.bound_worker_slice), (0, 0), "none left in the kernel between quanta");
     s.enter(0);
     assert_eq!((s.kernel.bound_worker_deferred, s.kernel.bound_worker_slice), (10_000, 1_000_000), "the task's own back at enter()");
+    // (d) its user time at the quantum's end uses the slice and reaches the tick (lag23): the run
+    // is charged there, before the user time's wall
+    let (runq, clock) = (s.tasks[0].times.runq, s.kernel.now);
+    s.leave(0, 2 * J);
+    assert_eq!((s.tasks[0].bound_worker_deferred, s.tasks[0].bound_worker_tick_at), (0, 0), "2 ticks of user time: charged");
+    assert_eq!((s.tasks[0].times.runq - runq, s.tasks[0].times.clock - clock), (10_000, 10_000 + 2 * J));
+    assert_eq!((s.kernel.bound_worker_deferred, s.kernel.bound_worker_tick_at), (0, 0));
 }
 
 /// review50 L1: a task that sleeps drops the bound kworker's deferred wait (the kworker runs
