@@ -1270,6 +1270,11 @@ impl Kernel {
         // tmpfs marks the page in every era (shmem_get_folio_gfp() with SGP_WRITE); block
         // file systems before 4.7 only.
         let mark_accessed = self.profile.write_marks_accessed || shmem;
+        // A tmpfs mapping with large folios (6.14+, a mount with huge=) gets one write_begin a
+        // folio from the write, so one mark (shmem.rs `shmem_write_begin_per_folio`); the
+        // folio last marked by this call.
+        let per_folio = shmem && self.shmem_write_begin_per_folio(inode);
+        let mut marked = None;
         let mut stopped = None;
         for index in first..=last {
             self.page_events += 1;
@@ -1343,8 +1348,9 @@ impl Kernel {
                 }
             };
             self.cpu(self.cost.copy_page);
-            if mark_accessed {
+            if mark_accessed && !(per_folio && marked == Some(page)) {
                 self.folio_mark_accessed(page);
+                marked = Some(page);
             }
             if !shmem {
                 self.cpu(self.cost.write_begin_end);

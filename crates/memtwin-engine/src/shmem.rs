@@ -397,6 +397,26 @@ impl Kernel {
         None
     }
 
+    /// Whether a `write()` to tmpfs file `inode` calls `shmem_write_begin()` once a folio rather
+    /// than once a page: `generic_perform_write()` (mm/filemap.c) hands `write_begin` chunks of
+    /// `mapping_max_folio_size()` aligned in the file and copies to the end of the folio it gets,
+    /// so a mapping with large folios gets one `shmem_get_folio_gfp(SGP_WRITE)` for each folio a
+    /// write touches (its chunks are 2 MiB aligned, the folios naturally aligned within them);
+    /// a mapping without them gets one a page (`PAGE_SIZE` chunks). tmpfs mappings have large
+    /// folios from 6.14 on a mount with `huge=` other than never (`__shmem_get_inode()`: "if
+    /// (sbinfo->huge) mapping_set_large_folios(inode->i_mapping);", acd7ccb284b8 "mm: shmem: add
+    /// large folio support for tmpfs", 6.18 read; the eras [`TmpfsHuge::WriteSize`] and
+    /// [`TmpfsHuge::AllOrders`]); 4.8-6.13's huge pages were written a page at a time.
+    /// `shmem_get_folio_gfp()` (6.1, 6.18) sets `PG_referenced` on the folio it allocates
+    /// and calls `folio_mark_accessed()` on one it finds, so a page-at-a-time write activates
+    /// a huge page at its second page, a folio-at-a-time one only at a second write (6.18
+    /// host-tmpfs-tight-always: `pgactivate` 15,872 = the 31 PMD folios each written by two 1M
+    /// writes; tight-within, whose 1M and 64K writes each fill one folio: 9-206).
+    pub(crate) fn shmem_write_begin_per_folio(&self, inode: InodeId) -> bool {
+        matches!(self.profile.large_folios.tmpfs, TmpfsHuge::WriteSize | TmpfsHuge::AllOrders)
+            && self.superblocks.get(self.sb_of(inode)).is_some_and(|sb| sb.shmem_huge != ShmemHuge::Never)
+    }
+
     /// The gfp a large tmpfs folio's charge takes: 4.8-6.6 the mapping's (`shmem_add_to_page_cache()`
     /// charges with `gfp & GFP_RECLAIM_MASK`, reclaim and retries allowed: `None`, the caller's
     /// default); 6.7+ (Hugh Dickins' "shmem: move memcg charge out of shmem_add_to_page_cache()",
