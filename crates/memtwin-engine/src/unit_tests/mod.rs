@@ -9,7 +9,7 @@ mod blk_throttle;
 mod blkdev;
 mod boost;
 mod cgroup;
-mod cost23;
+mod vmscan_balance;
 mod dcache;
 mod delayacct;
 mod elevator;

@@ -1,4 +1,4 @@
-//! cost23 (issue 23): the reclaim balance's eras — what `lru_note_cost()` (mm/swap.c) notes
+//! The reclaim balance (cost23, issue 23)'s eras — what `lru_note_cost()` (mm/swap.c) notes
 //! (6.2+ `nr_io * SWAP_CLUSTER_MAX + nr_rotated`, 0538a82c39e9; 5.8-6.1 the IO pages alone).
 
 use super::*;
