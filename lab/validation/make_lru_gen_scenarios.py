@@ -501,12 +501,12 @@ FALLBACK612 = ("the stream's direct reclaim with the guest kernel's fallback. li
                "(2,464 against 1,440: +1,024, +71%; rel 0.10 alone would put it out). What it "
                "waits for: this set's pools, which it did not record (a set recorded with them that passes retires it; the "
                "-pool set is pending on its own rows)")
-# tcg21's known_out of qemu612-lrugen-global-stream's two-list stream (large-folios.md "The two rows a TCG clear moves").
+# tcg21's known_out of qemu612-lrugen-global-stream's two-list stream (large-folios.md "The two rows a TCG clear moves"),
+# for when the TCG clear = copy change is taken again (merged and reverted 2026-12-02: test_parent_stream_wset3); unused now.
 UNIFORM_K612 = ("the two-list stream's direct reclaim since tcg21 (2026-12-02) took xfs21b's measured TCG costs into profile.rs CpuCost::scaled/scaled_split (a clear_page() under init_on_alloc costs a 4 KiB copy on TCG): the clear is paid by the reader alone, so under one uniform K for the reader's and kswapd's code kswapd gets ahead more often (boot 10, K 50: the reader's stream 13.65 -> 14.89 s, kswapd rounds 164 -> 199, the reader's direct reclaims 103 -> 82, its direct pages 5,562 -> 4,428). This set's boots 1-7 carry no CPU calibration (run at K 1, unmoved: 6,750 and 7,515 pages) and boots 8-15 only a uniform K (16-79), at each of which the twin reclaims the same 4,428 pages directly (5,562 before): the median of the fifteen is theirs. At the code/copy splits today's boots measure, the twin gives 6,372 direct pages (6,210-6,642 before) against the kernel's median 6,564. The kernel's direct share spreads over 4.0-17.9% of the stream's reclaim boot to boot and in this variant rises with the reader's system time (Spearman 0.65, permutation p 0.005; not in the lru_gen variant, the -pool set or 6.1's set: lab/validation/trace-tcg21-1202). What it waits for: a set recorded with the split CPU calibration (and kswapd's CPU time) that passes")
 KNOWN612 = {
     "parent-stream": [("two-list", "wset 3", m, PS_DEACT) for m in ("read_bytes", "memcg.workingset_refault_file", "memcg.workingset_activate_file")],
-    "global-stream": [("lru_gen", "stream", "vmstat.pgscan_direct", FALLBACK612),
-                      ("two-list", "stream", "vmstat.pgscan_direct", UNIFORM_K612)],
+    "global-stream": [("lru_gen", "stream", "vmstat.pgscan_direct", FALLBACK612)],
 }
 # The parent-stream scenarios' two-list wset 3 re-read is bimodal (issue 22, bimodal22): in a given boot P's limit reclaim
 # either deactivates A (PS_DEACT's mechanism: the rstat copy of the last periodic flush before the stream reaches P's

@@ -1724,24 +1724,6 @@ impl CpuCost {
     /// the disk at its rate in the host's time: `memtwin real --on qemu` measures the guest's
     /// factor (`real.machine.cpu.cpu_slowdown`, a hot read of a cached file against
     /// `syscall`/`user_per_syscall`/`lookup`/`copy_page`).
-    ///
-    /// Two entries are not the reference machine's times `k` (xfs21b, issue 21): on TCG a 4 KiB
-    /// copy or clear costs per byte moved (`rep movsb` / `rep stosb` emulated an iteration at a
-    /// time), not the host's memory bandwidth, so
-    /// - `clear_page` is `copy_page`'s figure: `post_alloc_hook()`'s `kernel_init_pages()` ->
-    ///   `clear_highpage()` (6.1, mm/page_alloc.c, under `CONFIG_INIT_ON_ALLOC_DEFAULT_ON`) cost
-    ///   6.2-8.5 us a page in Debian's 6.1 guest (a cold read of a 32 MiB XFS file, CPU time a page:
-    ///   17.6-19.7 us in six boots against 11.1-11.5 us in three booted with `init_on_alloc=0`,
-    ///   guest/memtwin_guest.c `calibrate_readpath()`, lab/validation/trace-xfs21-1201/readpath/,
-    ///   2026-12-01), where the same boots' copy step of a page read (a 128 KiB read's page less a
-    ///   1-byte read) took 7.1-7.9 us: the host's 150 ns against 308 does not carry over;
-    /// - `read_large_folio_page` is an order-0 page's `lookup` + `copy_page`: `filemap_read()` ->
-    ///   `copy_folio_to_iter()` -> `copy_page_to_iter()` (6.1, lib/iov_iter.c) copies a large
-    ///   folio's pages 4 KiB at a time as it copies an order-0 page, and that copy is nearly all of
-    ///   a page's cost on TCG: hot 128 KiB reads of the same file in large folios (80 folios for
-    ///   8192 pages) took 9.07-9.85 us a page, hot reads of a file in order-0 folios 9.32-10.38 us in
-    ///   the same boots (the host's ratio 0.307, M15, is memory bandwidth and per-folio work TCG
-    ///   does not show).
     pub fn scaled(&self, k: u64) -> CpuCost {
         CpuCost {
             syscall: self.syscall * k,
@@ -1758,7 +1740,7 @@ impl CpuCost {
             reclaim_call: self.reclaim_call * k,
             shrink_list_call: self.shrink_list_call * k,
             write_large_folio_page: self.write_large_folio_page * k,
-            read_large_folio_page: (self.lookup + self.copy_page) * k,
+            read_large_folio_page: self.read_large_folio_page * k,
             read_large_folio: self.read_large_folio * k,
             dirty_page: self.dirty_page * k,
             write_begin_end: self.write_begin_end * k,
@@ -1766,7 +1748,7 @@ impl CpuCost {
             grep_scan_page: self.grep_scan_page * k,
             mmap_call: self.mmap_call * k,
             anon_fault: self.anon_fault * k,
-            clear_page: self.copy_page * k,
+            clear_page: self.clear_page * k,
             thp_fault: self.thp_fault * k,
             zap_page: self.zap_page * k,
             zap_thp: self.zap_thp * k,
@@ -1780,19 +1762,11 @@ impl CpuCost {
     /// `copy_slowdown`): [`CpuCost::scaled`] by `k`, then the two entries that are a copy of
     /// a page and nothing else, `copy_page` and `clear_page`, `copy_k` times this table's.
     /// Entries that hold a copy among other work (`write_large_folio_page`, `migrate_page`)
-    /// keep `k`; `read_large_folio_page` its lookup at `k` and its copy at `copy_k` (xfs21b). For the
-    /// QEMU/TCG lab, whose emulated copies run at a speed of their own:
+    /// keep `k`. For the QEMU/TCG lab, whose emulated copies run at a speed of their own:
     /// `memtwin real --on qemu` measures `k` from 1-byte reads of cached pages (a syscall and
     /// a lookup) and `copy_k` from what 128 KiB reads of the same pages take more.
     pub fn scaled_split(&self, k: u64, copy_k: u64) -> CpuCost {
-        // xfs21b: a clear is a copy's figure on TCG, and a large folio's page an order-0 page's
-        // lookup and copy ([`CpuCost::scaled`]).
-        CpuCost {
-            copy_page: self.copy_page * copy_k,
-            clear_page: self.copy_page * copy_k,
-            read_large_folio_page: self.lookup * k + self.copy_page * copy_k,
-            ..self.scaled(k)
-        }
+        CpuCost { copy_page: self.copy_page * copy_k, clear_page: self.clear_page * copy_k, ..self.scaled(k) }
     }
 }
 
@@ -1810,26 +1784,6 @@ mod tests {
         assert!(profile("linux-9.9").is_none());
         assert_eq!(profile("linux-5.0").unwrap().max_reclaim_retries, 5);
         assert_eq!(profile("linux-6.6").unwrap().max_reclaim_retries, 16);
-    }
-
-    /// xfs21b (issue 21): on a QEMU/TCG machine a clear costs a copy's figure and a large folio's
-    /// page an order-0 page's lookup and copy (`post_alloc_hook()` -> `kernel_init_pages()`,
-    /// `copy_folio_to_iter()` -> `copy_page_to_iter()`, 6.1; measured by the guest program's
-    /// `calibrate_readpath()`, lab/validation/trace-xfs21-1201/readpath/); the reference table
-    /// keeps the host's figures.
-    #[test]
-    fn tcg_clear_is_a_copy_and_a_large_folio_page_an_order0_page() {
-        let r = CpuCost::reference();
-        assert_eq!((r.clear_page, r.read_large_folio_page), (150, 115));
-        let u = r.scaled(17);
-        assert_eq!(u.clear_page, r.copy_page * 17);
-        assert_eq!(u.read_large_folio_page, (r.lookup + r.copy_page) * 17);
-        assert_eq!(u.lookup, r.lookup * 17);
-        let s = r.scaled_split(9, 29);
-        assert_eq!(s.clear_page, r.copy_page * 29);
-        assert_eq!(s.copy_page, r.copy_page * 29);
-        assert_eq!(s.read_large_folio_page, r.lookup * 9 + r.copy_page * 29);
-        assert_eq!(s.add_page, r.add_page * 9);
     }
 
     /// linux-6.12 takes the eras up to 6.12 that linux-6.18 lists (6.10's `-ENOMEM` stop in
