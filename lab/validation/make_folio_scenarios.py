@@ -1186,13 +1186,6 @@ BW_NOTE = ("# -bw100: qemu61-xfs-seq-tight-256m-ra8192 with the guest's disk thr
            "# (QEMU throttling.bps-read), written by make_folio_scenarios.py --bw100: a reader faster than its disk.\n")
 
 
-# tcg21's known_outs of the bw100 set (its recordings' uniform K; large-folios.md "The two rows a TCG clear moves").
-# tcg21's change was merged and reverted on 2026-12-02 (test_parent_stream_wset3: the 6.12 parent-stream's wset 3
-# activations near the ~5,900-page cliff moved out, 258 against the kernel boot's 362): no known_out while it is out.
-BW_KNOWN_OUT: list = []
-BW_WHY = ("the twin runs the clean cycle (1,082,654,720 bytes a pass) where the kernel thrashed in 11 of 12 passes, since tcg21 (2026-12-02) took xfs21b's measured TCG costs into profile.rs CpuCost::scaled/scaled_split (a 4 KiB clear_page() under Debian 6.1's init_on_alloc costs a 4 KiB copy on TCG: 6.2-8.5 us a page by an init_on_alloc=0 A/B against the host's 150 ns x copy_k; a large folio's page reads at an order-0 page's lookup + copy). This set's four boots (2026-11-29) carry only a uniform K, the boot-time memfd copy loop's factor, which the engine applies to the kernel's code as well as its copies: 17, 50, 64 and 54, where boots of today measure the code at 9-17 and the copy at 27-48 (calibrate_readpath() and the split calibration; a uniform K 1.6-2.8x their code factor). At 100 MB/s the twin's reader thrashes up to a uniform K of 38 and runs clean from 41, so three of the four boots fall on the clean side; what decides the race is the split, not the pass time (at copy 48, code 10-16 thrashes). Three LOADED exploratory boots of today with the split (lab/validation/trace-tcg21-1202, host load 7.3-11.0): the kernel thrashed in all 9 passes (1117.1-1294.0 MB) and the twin at each boot's split thrashes in all 9, +0.4/+3.8/+9.9% a pass (before the change +15.0/+18.9/+25.8%, out). What it waits for: this set re-recorded with today's guest program (split factors) on a quiet host, under a rule written first")
-
-
 def bw_variants():
     name = "qemu61-xfs-seq-tight-256m-ra8192"
     base = os.path.join(OUT if name in PENDING else VALIDATION, name + ".toml")
@@ -1220,10 +1213,8 @@ def bw_variants():
     out = OUT if new in PENDING else VALIDATION
     if out == VALIDATION:
         text = text.replace(f"{PENDING_DIR}/{new}.toml", f"scenarios/validation/{new}.toml")
-    text = with_set(text, new) + "".join(f'\n[[validation.known_out]]\nstep = "{st}"\nmetric = "{m}"\nwhy = "{BW_WHY}"\n'
-                                         for st, m in BW_KNOWN_OUT)
     with open(os.path.join(out, new + ".toml"), "w") as f:
-        f.write(text)
+        f.write(with_set(text, new))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,7 @@
-"""xfs21b: validate --recorded outputs before/after (files /tmp/xfs21b-val/{before,after}-NAME.txt): the files whose output moved and the rows whose status moved."""
-import glob, os, re
+"""xfs21b: validate --recorded outputs before/after (files DIR/{before,after}-NAME.txt, DIR the first argument, /tmp/xfs21b-val
+if none; tcg21 ran it on /tmp/tcg21/val): the files whose output moved and the rows whose status moved."""
+import glob, os, re, sys
+DIR = sys.argv[1] if len(sys.argv) > 1 else "/tmp/xfs21b-val"
 rows = {}
 def parse(p):
     out = {}
@@ -12,7 +14,7 @@ def parse(p):
     tail = [l.strip() for l in open(p) if "within tolerance" in l or "outside" in l or "known" in l.lower()][-1:]
     return out, tail
 n = 0
-for a in sorted(glob.glob("/tmp/xfs21b-val/after-*.txt")):
+for a in sorted(glob.glob(os.path.join(DIR, "after-*.txt"))):
     b = a.replace("after-", "before-")
     if not os.path.exists(b): continue
     n += 1
