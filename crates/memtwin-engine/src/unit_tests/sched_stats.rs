@@ -1,4 +1,4 @@
-//! pre23 (issue 23): schedstat's `run_delay` of a task a kworker's wake-up preempts counts the
+//! schedstat (issue 23; pre23): schedstat's `run_delay` of a task a kworker's wake-up preempts counts the
 //! task's own run from the wake-up to its switch-out (sched.rs `wakeup_preempt_stale_clock`;
 //! kernel.rs `vmpressure_tree`; kernel/sched/core.c 6.18 `wakeup_preempt()` ->
 //! `rq_clock_skip_update()`, `__schedule()`'s skipped `update_rq_clock()`, kernel/sched/stats.h

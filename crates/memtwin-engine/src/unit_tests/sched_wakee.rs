@@ -1,4 +1,4 @@
-//! wake23 (issue 23): a task woken by a write completion's kworker waits behind it on its CPU
+//! The wakee of a completion kworker (issue 23; wake23): a task woken by a write completion's kworker waits behind it on its CPU
 //! (sched.rs `kworker_waker_share`, `end_io_wakee_wait`; kernel.rs `woken_by_end_io`,
 //! `wait_until`; vmscan.rs's `folio_wait_writeback()` and `reclaim_throttle()` sleeps).
 

@@ -1,4 +1,4 @@
-//! sis23 (issue 23, review51 M3/M4): where a task woken by a write completion's kworker lands
+//! Wake-up placement (issue 23; sis23, review51 M3/M4): where a task woken by a write completion's kworker lands
 //! (sched.rs `nr_idle_scan`, `end_io_placement_share`, `end_io_wakee_wait`; kernel.rs
 //! `end_io_woken` reading `Kernel::rq_tasks` / `Kernel::rq_own`, set by sched.rs `enter()`).
 
