@@ -6,7 +6,6 @@ completed in a group (within 60 us of another request's completion) with a reque
     python3 lab/validation/bias55/rq_latency.py RAW [RAW ...]
 """
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
@@ -16,18 +15,7 @@ import ra_cycles as R  # noqa: E402
 def main():
     for path in sys.argv[1:]:
         ev, _ino = R.load(path)
-        issued, reqs = {}, []
-        for t, _p, e, r in ev:
-            if e not in ("block_rq_issue", "block_rq_complete") or not r.startswith("7,0 R"):
-                continue
-            g = re.search(r"(\d+) \+ (\d+)", r)
-            if not g or int(g.group(2)) == 0:
-                continue
-            s = int(g.group(1))
-            if e == "block_rq_issue":
-                issued[s] = t
-            elif s in issued:
-                reqs.append((issued.pop(s), t))
+        reqs = [(i, c) for i, c, _n in R.read_requests(ev)]
         lat = sorted((c - i) * 1e3 for i, c in reqs)
         n = len(lat)
         later = 0
