@@ -183,9 +183,8 @@ def failing_reclaims_after_order8(events):
     return sorted(out)
 
 
-def window_completions(events):
-    """The 8 MiB request groups followed by a larger group issued before they completed:
-    (own completion ms after issue, 'together' or 'alone')."""
+def read_requests(events):
+    """The loop device's read requests, issue paired with completion by sector: (issue t, completion t, sectors)."""
     issued, reqs = {}, []
     for t, _p, ev, rest in events:
         if ev not in ("block_rq_issue", "block_rq_complete") or not rest.startswith("7,0 R"):
@@ -199,7 +198,13 @@ def window_completions(events):
         elif sector in issued:
             ti, n = issued.pop(sector)
             reqs.append((ti, t, n))
-    reqs.sort()
+    return reqs
+
+
+def window_completions(events):
+    """The 8 MiB request groups followed by a larger group issued before they completed:
+    (own completion ms after issue, 'together' or 'alone')."""
+    reqs = sorted(read_requests(events))
     groups = []
     for r in reqs:
         if groups and r[0] - groups[-1][-1][0] < 0.2e-3:

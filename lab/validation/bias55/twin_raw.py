@@ -1,0 +1,85 @@
+"""bias55: the twin's side of ra_cycles.py. Runs the engine (built with bias21-experiments.patch plus
+bias55-trace.patch, MEMTWIN_B55_TRACE=1) as validate runs recording i of a set (bias21/runsim.py's inputs:
+validate.one_window_kind and set_run_sets, boot seed i), keeps the engine's tracefs-like events of pass 1 and
+writes them as a tracefs raw text that lab/validation/ra_cycles.py reads unchanged.
+
+    PYTHONPATH=$PWD/python python3 lab/validation/bias55/twin_raw.py NAME TAG I OUT.txt
+
+Events are written at the engine's clock (ns), sorted by time (a bio's block_bio_queue is emitted at its
+submission with the time blk-throttle releases it; its requests' issue and completion likewise).
+"""
+import glob, json, os, subprocess, sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..'))
+
+
+def child(name, tag, i):
+    sys.path.insert(0, os.path.join(ROOT, 'python'))
+    from memtwin import validate as V
+    from memtwin.api import load, run
+    path = os.path.join(ROOT, f'scenarios/validation-pending/{name}.toml')
+    scn = load(path)
+    d = os.path.dirname(path)
+    n = len(glob.glob(f'{d}/real/{name}-{tag}*.json'))
+    reals = [json.load(open(f'{d}/real/{name}-{tag}{k}.json'))['variants']['default'] for k in range(1, n + 1)]
+    given = V.one_window_kind(reals)
+    sets = V.set_run_sets(i, given[i], scn.doc.plan(None, []), path)
+    sets += [x for x in os.environ.get('B55_SETS', '').split(';') if x]  # experiments only
+    s = run(scn, variant=None, sets=sets).to_json()
+    print(json.dumps({'sim': s['steps'], 'real': reals[i]['steps'], 'sets': [str(x) for x in sets]}))
+
+
+def main():
+    if sys.argv[1] == '--child':
+        return child(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    name, tag, i, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    env = dict(os.environ, MEMTWIN_B55_TRACE='1')
+    env.pop('MEMTWIN_B21_TRACE', None)
+    p = subprocess.run([sys.executable, __file__, '--child', name, tag, str(i)], env=env, capture_output=True, text=True)
+    if p.returncode:
+        sys.exit(p.stderr[-3000:])
+    ev = []
+    for line in p.stderr.splitlines():
+        if line.startswith('BIAS21'):
+            break  # pass 1's end
+        if line.startswith('K '):
+            _k, t, rest = line.split(' ', 2)
+            ev.append((int(t), len(ev), rest))
+    # complete_together (blkdev/mod.rs submit_class_segs): a read's folios unlock at its completion batch's
+    # end, the latest own completion of the batch's reads; block_rq_complete is moved there, so the raw text's
+    # completions are the twin's unlocks (--own keeps the requests' own transfers).
+    if '--own' not in sys.argv:
+        import re
+        end, of = {}, []
+        for t, n, rest in ev:
+            if rest.startswith('twin_batch:'):
+                g = re.search(r"(\d+) \+ (\d+) batch=(\d+) done=(\d+)", rest)
+                s0, ns, b, d = (int(x) for x in g.groups())
+                end[b] = max(end.get(b, 0), d)
+                of.append((s0, s0 + ns, b))
+        span = {}
+        for s0, s1, b in of:
+            span[s0] = (s1, b)
+        starts = sorted(span)
+        import bisect
+        moved = []
+        for t, n, rest in ev:
+            if rest.startswith('twin_batch:'):
+                continue
+            if rest.startswith('block_rq_complete:'):
+                g = re.search(r"\(\) (\d+) \+", rest)
+                sec = int(g.group(1))
+                k = bisect.bisect_right(starts, sec) - 1
+                if k >= 0 and sec < span[starts[k]][0]:
+                    t = max(t, end[span[starts[k]][1]])
+            moved.append((t, n, rest))
+        ev = moved
+    ev.sort()
+    with open(out, 'w') as f:
+        for t, _n, rest in ev:
+            f.write(f"            twin-1000    [000] .....  {t / 1e9:.9f}: {rest}\n")
+    json.dump(json.loads(p.stdout.strip().splitlines()[-1]), open(out + '.json', 'w'))
+
+
+if __name__ == '__main__':
+    main()
