@@ -4,7 +4,7 @@ additions and deletions, memcg reclaim, the loop device's reads and the reader's
 (lab/validation/large-folios.md, "Why the kernel thrashes more than the twin").
 
     flock /tmp/memtwin-host.lock python3 lab/validation/trace_thrash_timeline.py SCENARIO \\
-        [--ms N] [--raw FILE] [--out FILE]
+        [--ms N] [--raw FILE] [--json FILE] [--out FILE]
 
 Runs `memtwin real SCENARIO --on host` (root, this host's 6.x kernel with the readahead
 tracepoints of 6.14+) while a tracefs instance of its own records, for loop devices (`s_dev` /
@@ -50,12 +50,13 @@ EVENTS = {
 LINE = re.compile(r"^\s*(.+?)-(\d+)\s+\[\d+\]\s+\S+\s+([\d.]+): (\w+): (.*)$")
 
 
-def record(scenario: str, work: str, raw: str) -> None:
-    """Run the scenario on the host with the instance recording into `raw`."""
+def record(scenario: str, work: str, raw: str, result: str) -> None:
+    """Run the scenario on the host with the instance recording into `raw`; the runner's result (its
+    steps and the run's host costs, the inputs a twin run of the traced run needs) goes to `result`."""
     with tracefs_instance.recording(work, "memtwin-timeline", EVENTS, raw, 131072, tool="trace_thrash_timeline",
                                     hint="6.14+ has them all") as inst:
         r = subprocess.run([sys.executable, "-m", "memtwin.cli", "real", scenario, "--on", "host",
-                            "--json", os.path.join(work, "result.json")],
+                            "--json", result],
                            env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
         if r.returncode != 0:
             sys.exit(f"trace_thrash_timeline: memtwin real failed (exit {r.returncode})")
@@ -183,6 +184,7 @@ def main() -> int:
     ap.add_argument("scenario")
     ap.add_argument("--ms", type=float, default=200.0, help="how many milliseconds of the timeline to write (default 200)")
     ap.add_argument("--raw", help="also keep the raw trace in FILE")
+    ap.add_argument("--json", help="also keep the runner's result (steps, host costs) in FILE (bias55: the twin at the traced run's own inputs)")
     ap.add_argument("--out", help="output file (default: stdout)")
     a = ap.parse_args()
     if not a.ms > 0:
@@ -193,7 +195,7 @@ def main() -> int:
         signal.signal(s, lambda signum, _f: sys.exit(f"trace_thrash_timeline: {signal.Signals(signum).name}; cleaned up"))
     with tempfile.TemporaryDirectory(prefix="memtwin-timeline-") as work:
         raw = a.raw or os.path.join(work, "trace.txt")
-        record(os.path.abspath(a.scenario), work, raw)
+        record(os.path.abspath(a.scenario), work, raw, os.path.abspath(a.json) if a.json else os.path.join(work, "result.json"))
         lines = timeline(raw, a.ms)
     out = open(a.out, "w") if a.out else sys.stdout
     out.write(f"# {a.scenario}: the first {a.ms:g} ms from the first read miss (lab/validation/trace_thrash_timeline.py)\n")

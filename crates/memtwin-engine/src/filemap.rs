@@ -1282,7 +1282,8 @@ impl Kernel {
                 Some(p) => {
                     // The era writes single pages: a large folio (readahead's) is split first;
                     // a tmpfs huge page is written in place, its folio marked accessed at each
-                    // page (shmem_write_begin() -> shmem_get_folio_gfp(SGP_WRITE), shmem.rs).
+                    // page before 6.14 and once a write_begin chunk from 6.14 (`per_folio`:
+                    // shmem_write_begin() -> shmem_get_folio_gfp(SGP_WRITE), shmem.rs).
                     let p = if shmem { self.pages.page_folio(p) } else { self.split_page_folio(p) };
                     self.io.hits += 1;
                     self.folio_wait_locked(p);

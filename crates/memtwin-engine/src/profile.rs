@@ -342,6 +342,13 @@ pub struct KernelProfile {
     /// the inactive list for it. Before, the mapping's gfp (`GFP_HIGHUSER_MOVABLE` on ext4)
     /// kept `__GFP_FS`.
     pub readahead_memalloc_nofs: bool,
+    /// `folio_activate()` counts `PGACTIVATE` (vmstat and the memcg's) by the folio's pages
+    /// (`__activate_page()`: `__count_vm_events(PGACTIVATE, nr_pages)` with `nr_pages =
+    /// thp_nr_pages(page)`, 5d91f31faf8e "mm: swap: fix vmstats for huge pages", 5.8; 6.1
+    /// `folio_activate_fn()`, 6.18 `lru_activate()`: `folio_nr_pages(folio)`). Before, one
+    /// `__count_vm_event(PGACTIVATE)` a page-cache head (3.13-5.7 `__activate_page()`), a shmem
+    /// huge page of 512 counted once.
+    pub pgactivate_nr_pages: bool,
     /// `post_alloc_hook()` zeroes every page the buddy allocator hands out
     /// (`kernel_init_pages()` when `want_init_on_alloc()`: `CONFIG_INIT_ON_ALLOC_DEFAULT_ON`, or
     /// `init_on_alloc=1`; 6471384af2a6 "mm: security: introduce init_on_alloc=1 and
@@ -1170,6 +1177,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         charge_path: ChargePath::TryCharge,
         readahead_charge_noretry: true,
         readahead_memalloc_nofs: true,
+        pgactivate_nr_pages: true,
         init_on_alloc: false,
         file_inactive_ratio: InactiveRatio::Sqrt,
         workingset_refault: true,
@@ -1391,6 +1399,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         reclaim_walk: ReclaimWalk::SharedPerPriority,
         max_reclaim_retries: 5,
         readahead_memalloc_nofs: false,
+        pgactivate_nr_pages: false,
         eviction_at_reclaim_root: false,
         eviction_reads_age_first: false,
         memcg_kmem: KMEM_5_0,

@@ -369,7 +369,8 @@ impl Kernel {
 
     /// The activation of [`Kernel::folio_mark_accessed`] (`PG_referenced` set, `PG_active`
     /// clear): `folio_activate()` -> `folio_activate_fn()` moves an evictable page on an LRU
-    /// list to the active one (counting `PGACTIVATE`), marks one off the lists active;
+    /// list to the active one (counting `PGACTIVATE`, by its pages from 5.8:
+    /// `KernelProfile::pgactivate_nr_pages`), marks one off the lists active;
     /// `folio_mark_accessed()` then clears `PG_referenced` and calls `workingset_activation()`.
     /// An unevictable page is left as it is.
     #[inline(never)]
@@ -386,8 +387,9 @@ impl Kernel {
             // lruvec_del_folio(), folio_set_active(), lruvec_add_folio()
             self.lruvecs[v].move_folio(&mut self.pages, &mut self.lru_stats, page, lru);
             let memcg = self.pages[page].memcg;
-            self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
-            self.vmstat.count(VmEvent::Pgactivate, 1);
+            let nr = if self.profile.pgactivate_nr_pages { self.pages.folio_nr_pages(page) } else { 1 };
+            self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, nr);
+            self.vmstat.count(VmEvent::Pgactivate, nr);
         } else {
             self.pages[page].flags |= pg::ACTIVE;
         }
