@@ -3,7 +3,7 @@
 //! page, munmap, ROUNDS times), THP "never" (base pages: every page a fault through the zonelist
 //! and the pageblock buddy) or "always". `cargo run --release --example anon_speed -- [SIZE
 //! [ROUNDS [THP]]]` (defaults "1G", 8, "never": the bench's scenario; the callgrind measurements in
-//! BENCHMARKS.md use "256M" with 4 rounds minus 2). Prints the page events and their rate (Simulation::new excluded).
+//! BENCHMARKS.md use "256M" with 4 rounds minus 2). Prints the page events and their rate, without and with Simulation::new (examples/common).
 mod common;
 
 fn main() {

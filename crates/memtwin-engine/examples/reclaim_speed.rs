@@ -5,7 +5,7 @@
 //! "1G", "20M", 3; the callgrind measurements in BENCHMARKS.md use "256M" and "512M", and
 //! "256M max 1" / "256M max 3" for (a)'s hit path: the rereads of a file that stays cached).
 //! A fourth argument `lru_gen` turns on `kernel.lru_gen`, as bench.py's (a-lru_gen)/(b-lru_gen).
-//! Prints the page events and their rate (Simulation::new excluded from the time).
+//! Prints the page events and their rate, without and with Simulation::new (examples/common).
 mod common;
 
 fn main() {
