@@ -5,7 +5,6 @@
 //! from `check_preempt_wakeup_fair()`). Weights NICE_0 (`load` 1: the task alone beside the
 //! kworker, as lag.bt found the host's root run queue at 94-96% of the writer's wake-ups).
 
-use super::*;
 use crate::fair::{BoundRq, Kworker, Wakeup};
 use crate::types::Nanos;
 
@@ -129,14 +128,7 @@ fn task_slept_zeroes_a_queued_kworkers_lag_6_18() {
 /// window as before. Fails with the switch ignored or the pending work not left to the tick.
 #[test]
 fn vmpressure_tree_takes_the_bound_rqs_decision_when_on_6_18() {
-    let (mut s, w) = {
-        let mut s = sim("[scenario]\nname = \"vmp\"\n[machine]\nram = \"1G\"\n[kernel]\nprofile = \"linux-6.18\"\ncgroup = \"v1\"\n\
-                         [cgroups.W]\n\"memory.limit_in_bytes\" = \"32M\"\n[tasks.t]\ncgroup = \"W\"\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n");
-        let w = memcg(&s, "W");
-        s.kernel.in_task = true;
-        s.kernel.vmpressure_work_run = Some(10_000);
-        (s, w)
-    };
+    let (mut s, w) = super::pre23::vmpressure_task();
     let k = &mut s.kernel;
     assert!(!k.profile.bound_kworker_lag, "off in the 6.18 profile (fair.rs's missing inputs)");
     k.vmpressure_tree(w, 512);
