@@ -891,8 +891,14 @@ PREEMPT_OVER_WHY = ("the engine's writer waits MORE than the host's since pre23 
                     "writer's 305 and 252 works pending (104 and 176 windows swallowed): 25 with no wake-up at all (kick_pool(): "
                     "need_more_worker() false, the pool's worker still runnable from the loop device's dio completions), 44 woken "
                     "without preempting (6.18 check_preempt_wakeup_fair() -> __pick_eevdf(): the writer still eligible after the "
-                    "kworker's entry; not the protected slice, inside which 374 of the 475 at-once preemptions came; the lags are "
-                    "not traced, so not modelled), each pending ended by the writer's sleep or at the first update_curr() after "
+                    "kworker's entry; not the protected slice, inside which 374 of the 475 at-once preemptions came); the lags, "
+                    "traced since (lag.bt, quiet, q1/q2 on v857 and q1045-1/2 on v1045), show the kworker's own saved lag deciding it: "
+                    "the writer kept its CPU where the kworker came with vlag 0 (39 of 45 kept wake-ups; DELAY_ZERO after a "
+                    "delayed dequeue) and was preempted where it came with positive lag, which fell 9-12 us a work (elig55, "
+                    "vmp-slice-1201 README); modelled in fair.rs BoundRq but off (profile.bound_kworker_lag): with pre23's "
+                    "inputs the kworker is charged the ~195 us stale clock a preemption, its lag falls ~83 us a work, and the "
+                    "twin's writer queues 94 works a run (run_delay ~17 ms), further from the host than the rule it replaces; "
+                    "each pending ended by the writer's sleep or at the first update_curr() after "
                     "its protected slice, mostly the next tick; not modelled either: the writer's waits behind the runner's "
                     "sampler and the reader (1-4 a run, 2-6 ms each)")
 PREEMPT_OVER = {("host-queue-rw-msk", "msk-1280", "write", "sched.run_delay_s"),

@@ -212,6 +212,19 @@ pub struct Kernel {
     /// takes that memcg's [`Kernel::vmpressure_tree_scanned`] back to 0
     /// ([`Kernel::vmpressure_work_ran`]).
     pub bound_worker_memcg: u32,
+    /// The running task's CPU's root run queue as its bound kworker meets it (elig55, EEVDF:
+    /// [`crate::fair::BoundRq`]): the kworker's lag and the task's deadline and `vprot`, kept with
+    /// the task between its quanta. Used with [`Kernel::vmpressure_work_run`] on an EEVDF profile.
+    pub bound_rq: crate::fair::BoundRq,
+    /// The running task's CPU time (system and user) at its quantum's start: with
+    /// [`Kernel::sys_ns`] its CPU time now ([`Kernel::task_vruntime`]).
+    pub task_cpu_base: Nanos,
+    /// The task's mean run from a preempting kworker wake-up to its switch-out (`[machine]
+    /// preempt_resched_runs` / `preempt_resched_run`, pre23's traced runs; 0 without): at its
+    /// next `cond_resched()` under the host's preempt=none, its vruntime's part of the run before
+    /// the stale clock's ([`Kernel::preempt_stale`]) and what the kworker's lag gets from it
+    /// ([`crate::fair::BoundRq::kworker_ran`]).
+    pub preempt_resched: Nanos,
     /// The run of the write completion's work after it wakes a task (`[machine] end_io_work_run`,
     /// [`crate::hostcal::HostCost::end_io_work_run`], wake23): what a task woken by it waits when
     /// it lands on the kworker's CPU ([`crate::sched::end_io_wakee_wait`]); None: never.
@@ -551,6 +564,9 @@ impl Kernel {
             bound_worker_slice: 0,
             bound_worker_tick_at: 0,
             bound_worker_memcg: 0,
+            bound_rq: crate::fair::BoundRq::new(0, 0),
+            task_cpu_base: 0,
+            preempt_resched: 0,
             vmpressure_work_run: None,
             end_io_work_run: None,
             preempt_stale: None,
@@ -914,11 +930,48 @@ impl Kernel {
         if to >= self.bound_worker_tick_at {
             let w = std::mem::take(&mut self.bound_worker_deferred);
             self.bound_worker_tick_at = 0;
+            if self.bound_rq_on() {
+                // the tick's `update_curr()` found the protected slice over: the kworker is picked
+                // at the task's next `cond_resched()` (no stale clock: no wake-up set the skip)
+                let vr = self.task_vruntime() + self.preempt_resched as i64;
+                self.bound_rq_kworker_ran(vr, w);
+            }
             self.vmpressure_work_ran();
             self.cpu_plain_update();
             self.now += w;
             self.runq_ns += w;
         }
+    }
+
+    /// Whether the bound kworker's wake-ups are decided by [`Kernel::bound_rq`] (elig55): an EEVDF
+    /// profile with [`crate::profile::KernelProfile::bound_kworker_lag`] and `[machine]
+    /// vmpressure_work_run`.
+    #[inline]
+    pub fn bound_rq_on(&self) -> bool {
+        self.profile.eevdf && self.profile.bound_kworker_lag && self.vmpressure_work_run.is_some()
+    }
+
+    /// The running task's vruntime ([`crate::fair::BoundRq::vruntime`] of its CPU time:
+    /// [`Kernel::task_cpu_base`] and this quantum's [`Kernel::sys_ns`]).
+    #[inline]
+    pub fn task_vruntime(&self) -> i64 {
+        self.bound_rq.vruntime(self.task_cpu_base + self.sys_ns)
+    }
+
+    /// The root run queue's weight beside the kworker (units of NICE_0_LOAD): the task and the
+    /// background beyond the other CPUs, as [`crate::sched::bound_worker_wait`] places it.
+    #[inline]
+    pub fn bound_rq_load(&self) -> f64 {
+        crate::sched::kworker_placement_load(self.bg_load + self.runner_sampler, self.nr_cpu_ids.max(1) as u64)
+    }
+
+    /// The queued kworker ran `run` and slept, the task switched out at vruntime `vr`
+    /// ([`crate::fair::BoundRq::kworker_ran`]).
+    fn bound_rq_kworker_ran(&mut self, vr: i64, run: Nanos) {
+        let load = self.bound_rq_load();
+        let limit = crate::sched::entity_lag_limit(&self.profile, self.nr_cpu_ids);
+        let delay = self.profile.delay_dequeue;
+        self.bound_rq.kworker_ran(vr, run, load, limit, delay, self.sched_slice);
     }
 
     /// The pending vmpressure work of the running task ([`Kernel::bound_worker_deferred`]) ran:
@@ -940,6 +993,10 @@ impl Kernel {
     pub fn bound_worker_slept(&mut self) {
         if self.bound_worker_deferred > 0 {
             self.vmpressure_work_ran();
+        }
+        if self.bound_rq_on() {
+            let vr = self.task_vruntime();
+            self.bound_rq.task_slept(vr, self.sched_slice);
         }
         (self.bound_worker_deferred, self.bound_worker_tick_at) = (0, 0);
         self.cpu_plain_update();
@@ -990,23 +1047,38 @@ impl Kernel {
                 return;
             }
             let others = self.bg_load + self.runner_sampler;
-            let wait = crate::sched::bound_worker_wait(&self.profile, others, self.nr_cpu_ids, self.eevdf_lag, run);
+            let (wait, later, protected) = if self.bound_rq_on() {
+                // EEVDF: the kworker's own lag and the task's protected slice decide (elig55)
+                let (vr, load) = (self.task_vruntime(), self.bound_rq_load());
+                match self.bound_rq.check_preempt_wakeup_fair(vr, self.eevdf_lag, load, self.sched_slice) {
+                    crate::fair::Wakeup::Preempt => (run, 0, 0),
+                    crate::fair::Wakeup::Keep { protected } => (0, run, protected),
+                }
+            } else {
+                let wait = crate::sched::bound_worker_wait(&self.profile, others, self.nr_cpu_ids, self.eevdf_lag, run);
+                (wait, crate::sched::bound_worker_deferred(&self.profile, others, self.nr_cpu_ids, self.eevdf_lag, run), self.slice_left)
+            };
             self.now += wait;
             self.runq_ns += wait;
             if wait > 0 {
                 // the kworker's wake-up preempted the task, which ran on to its next preemption
                 // point on the wake-up's rq clock: schedstat counts that run as waiting too (pre23)
-                if let Some(s) = self.preempt_stale {
-                    self.runq_ns += s;
+                let s = self.preempt_stale.unwrap_or(0);
+                self.runq_ns += s;
+                if self.bound_rq_on() {
+                    // the task runs on to its `cond_resched()`, the stale part on the kworker's
+                    // account (pre23), and the kworker runs its work and sleeps
+                    self.bound_rq.charged_away += s as i64;
+                    let vr = self.task_vruntime() + self.preempt_resched as i64;
+                    self.bound_rq_kworker_ran(vr, s + run);
                 }
             }
             // an eligible task keeps its CPU to its protected slice's end and waits the run then
             // (review49 L1); a work queued again while pending runs once (`queue_work()` false)
-            let later = crate::sched::bound_worker_deferred(&self.profile, others, self.nr_cpu_ids, self.eevdf_lag, run);
             if later > 0 {
                 // the work pending behind the task (the early return above): its counter grows
                 // on until the deferred run takes it (`Kernel::vmpressure_work_ran`)
-                (self.bound_worker_slice, self.bound_worker_tick_at, self.bound_worker_memcg) = (self.slice_left, 0, i as u32);
+                (self.bound_worker_slice, self.bound_worker_tick_at, self.bound_worker_memcg) = (protected, 0, i as u32);
                 self.bound_worker_deferred = later;
                 self.cpu_plain_update();
             } else {

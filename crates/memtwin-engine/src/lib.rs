@@ -14,6 +14,7 @@ pub mod compaction;
 pub mod dcache;
 pub mod delayacct;
 pub mod fadvise;
+pub mod fair;
 pub mod filemap;
 pub mod flex_proportions;
 pub mod fs;

@@ -813,6 +813,20 @@ pub struct KernelProfile {
     /// its lag clamped and kept it across any sleep ([`crate::sched::BusyRq::delayed_lag`]).
     /// Only with [`KernelProfile::eevdf`].
     pub delay_dequeue: bool,
+    /// elig55 (issue 23): a bound kworker woken by the running task (mm/vmpressure.c's work,
+    /// `kick_pool()` on the task's CPU) meets the task as 6.18's kernel/sched/fair.c has them on
+    /// that CPU's root run queue, the kworker with its own saved lag (`place_entity()`,
+    /// `update_entity_lag()`, DELAY_DEQUEUE) and the task with its deadline and protected slice
+    /// (`set_protect_slice()`, `update_deadline()`): [`crate::fair::BoundRq`]. Off, the kworker
+    /// is placed at `entity_lag()`'s bound at every wake-up ([`crate::sched::bound_worker_wait`]).
+    /// Off in every profile for now: the model has the mechanism but not what keeps the
+    /// kworker's lag up on the host, the pool's other works (the loop device's direct-I/O
+    /// completions on the same per-CPU pool) and a stale-clock part of the preemptions that fits
+    /// the host's lags (lab/validation/vmp-slice-1201/README.md, elig55: with pre23's traced runs
+    /// the kworker's lag falls about 83 us a work where the host's falls 5-10 us, and the twin's
+    /// writer queues 94 works a run where the host's queues 252-337). Only with
+    /// [`KernelProfile::eevdf`].
+    pub bound_kworker_lag: bool,
     /// SIS_UTIL (kernel/sched/features.h, on by default; 6.0, 70fb5ccf2ebb "sched/fair: Introduce
     /// SIS_UTIL to search idle CPU based on sum of util_avg"; 6.1 and 6.18 have it): `select_idle_cpu()`
     /// looks at as many CPUs of the LLC as `update_idle_cpu_scan()` allows, none once the LLC's
@@ -1257,6 +1271,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         sched_base_slice: 750_000,
         lag_clamp_max_slice: false,
         delay_dequeue: false,
+        bound_kworker_lag: false,
         sis_util: true,
         pcp_auto_tune: false,
         watermark_boost: true,
@@ -1350,6 +1365,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         memcg_stats_ratelimited_reclaim: true,
         pcp_auto_tune: true,
         delay_dequeue: true,
+        bound_kworker_lag: false,
         large_folios: LargeFolios { write: WriteOrder::Sized, shmem_swapout: crate::shmem::ShmemSwapOut::WholeNonrot, shmem_size_knobs: crate::shmem::ShmemSizeKnobs::DEFAULT_6_10, shmem_charge_huge_gfp: true, ..linux_6_6.large_folios },
         lru_add_batch: crate::swap::PAGEVEC_SIZE_6_10,
         init_on_alloc: true,
@@ -1522,6 +1538,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         sched_base_slice: 700_000,
         lag_clamp_max_slice: true,
         delay_dequeue: true,
+        bound_kworker_lag: false,
         memcg_stats_ratelimited_reclaim: true,
         pcp_auto_tune: true,
         memcg_stock_slots: crate::memcontrol::NR_MEMCG_STOCK,

@@ -228,6 +228,9 @@ pub(crate) struct Task {
     slice_left: Nanos,
     /// Its EEVDF lag ([`Kernel::eevdf_lag`], kept here between its quanta).
     eevdf_lag: i64,
+    /// Its CPU's run queue as its bound kworker meets it ([`Kernel::bound_rq`], kept here between
+    /// its quanta).
+    bound_rq: crate::fair::BoundRq,
     /// A bound kworker's run it waits at its protected slice's end ([`Kernel::bound_worker_deferred`],
     /// kept here between its quanta).
     pub(crate) bound_worker_deferred: Nanos,
@@ -641,7 +644,7 @@ impl BusyRq {
 /// CPUs: the task itself and the others beyond one per other CPU (`place_entity()`'s `load`,
 /// 6.18 kernel/sched/fair.c). Shared by [`loop_worker_wait`], [`bound_worker_wait`] and
 /// [`end_io_wakee_wait`].
-fn kworker_placement_load(others: u64, cpus: u64) -> f64 {
+pub fn kworker_placement_load(others: u64, cpus: u64) -> f64 {
     use crate::kernel::SCHED_CAPACITY_SCALE as S;
     1.0 + others.saturating_sub((cpus - 1) * S) as f64 / S as f64
 }
@@ -971,6 +974,16 @@ pub fn wakeup_preempt_stale_mean(hc: &crate::hostcal::HostCost, tick: Nanos) -> 
     hc.preempt_resched_run.map(|g| wakeup_preempt_stale_clock(g, tick))
 }
 
+/// The mean of the traced runs from a preempting kworker wake-up to the task's switch-out
+/// (`[machine] preempt_resched_runs`, else `preempt_resched_run`; 0 without either): the task's
+/// run at its next `cond_resched()` under preempt=none (elig55, [`crate::kernel::Kernel::preempt_resched`]).
+pub fn wakeup_preempt_resched_mean(hc: &crate::hostcal::HostCost) -> Nanos {
+    if !hc.preempt_resched_runs.is_empty() {
+        return hc.preempt_resched_runs.iter().sum::<u64>() / hc.preempt_resched_runs.len() as u64;
+    }
+    hc.preempt_resched_run.unwrap_or(0)
+}
+
 // ---- end of pre23's section ----
 
 /// mm/vmpressure.c `vmpressure_win` (6.1): `SWAP_CLUSTER_MAX * 16` pages scanned in a memcg's
@@ -1124,6 +1137,7 @@ impl Simulation {
         k.end_io_work_run = scn.machine.host_cost.end_io_work_run;
         // the preempted task's run from the kworker's wake-up to its switch-out (pre23)
         k.preempt_stale = wakeup_preempt_stale_mean(&scn.machine.host_cost, crate::timer::NSEC_PER_JIFFY);
+        k.preempt_resched = wakeup_preempt_resched_mean(&scn.machine.host_cost);
         k.kworker_rand = crate::lru_gen::memcg_lru_rand_seed(scn.boot_seed ^ KWORKER_RAND_SALT);
         k.lruvecs = (0..scn.machine.nodes as usize).map(|n| crate::mmzone::Lruvec::new(n, k.profile.lru_gen, k.now)).collect();
         k.lru_stats = Default::default();
@@ -1344,6 +1358,7 @@ impl Simulation {
                     // a new task is placed with a slice of its own (`place_entity()` at fork)
                     slice_left: k.sched_slice,
                     eevdf_lag: 0,
+                    bound_rq: crate::fair::BoundRq::new(k.sched_slice, crate::sched::entity_lag_limit(&k.profile, k.nr_cpu_ids)),
                     bound_worker_deferred: 0,
                     bound_worker_slice: 0,
                     bound_worker_tick_at: 0,
@@ -1772,6 +1787,10 @@ impl Simulation {
             }
         }
         (t.bound_worker_deferred, t.bound_worker_tick_at) = (0, 0);
+        if self.kernel.bound_rq_on() {
+            let vr = t.bound_rq.vruntime(t.times.sys + t.times.user);
+            t.bound_rq.task_slept(vr, self.kernel.sched_slice);
+        }
     }
 
     pub(crate) fn enter(&mut self, ti: usize) {
@@ -1808,6 +1827,8 @@ impl Simulation {
         };
         k.slice_left = t.slice_left;
         k.eevdf_lag = t.eevdf_lag;
+        k.bound_rq = t.bound_rq;
+        k.task_cpu_base = t.times.sys + t.times.user;
         k.bound_worker_deferred = t.bound_worker_deferred;
         k.bound_worker_slice = t.bound_worker_slice;
         (k.bound_worker_tick_at, k.bound_worker_memcg) = (t.bound_worker_tick_at, t.bound_worker_memcg);
@@ -1843,6 +1864,7 @@ impl Simulation {
         t.charge_loop = k.resched.charge_loop;
         t.slice_left = k.slice_left;
         t.eevdf_lag = k.eevdf_lag;
+        t.bound_rq = k.bound_rq;
         t.bound_worker_deferred = k.bound_worker_deferred;
         t.bound_worker_slice = k.bound_worker_slice;
         (t.bound_worker_tick_at, t.bound_worker_memcg) = (k.bound_worker_tick_at, k.bound_worker_memcg);

@@ -15,6 +15,7 @@ mod delayacct;
 mod elevator;
 mod wbt;
 mod fadvise;
+mod fair;
 mod filemap;
 mod fs;
 mod hostcal;

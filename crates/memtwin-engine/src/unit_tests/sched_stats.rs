@@ -28,7 +28,7 @@ fn wakeup_preempt_stale_clock_is_the_run_since_the_last_clock_update_6_18() {
 
 /// A 6.18 machine whose task, in v1 memcg W (returned), runs in task context at lag 0 (so the
 /// vmpressure work's kworker preempts it at once: `bound_worker_wait()` gives its run).
-fn vmpressure_task() -> (Simulation, MemcgId) {
+pub(super) fn vmpressure_task() -> (Simulation, MemcgId) {
     let mut s = sim("[scenario]\nname = \"vmp\"\n[machine]\nram = \"1G\"\n[kernel]\nprofile = \"linux-6.18\"\ncgroup = \"v1\"\n\
                      [cgroups.W]\n\"memory.limit_in_bytes\" = \"32M\"\n[tasks.t]\ncgroup = \"W\"\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n");
     let w = memcg(&s, "W");
