@@ -128,7 +128,7 @@ fn task_slept_zeroes_a_queued_kworkers_lag_6_18() {
 /// window as before. Fails with the switch ignored or the pending work not left to the tick.
 #[test]
 fn vmpressure_tree_takes_the_bound_rqs_decision_when_on_6_18() {
-    let (mut s, w) = super::pre23::vmpressure_task();
+    let (mut s, w) = super::sched_stats::vmpressure_task();
     let k = &mut s.kernel;
     assert!(!k.profile.bound_kworker_lag, "off in the 6.18 profile (fair.rs's missing inputs)");
     k.vmpressure_tree(w, 512);
