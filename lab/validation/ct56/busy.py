@@ -10,14 +10,12 @@ longer than 20 ms (the offered rate while the line stays busy).
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
-import ra_cycles as R  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rounds import R, pct as _pct  # noqa: E402
 
 
-def pct(v, fs=(.5, .9)):
-    v = sorted(v)
-    m = len(v)
-    return " ".join(f"p{int(f * 100)} {v[min(m - 1, int(f * m))]:.2f}" for f in fs) + f" max {v[-1]:.2f}"
+def pct(v):
+    return _pct(v, (.5, .9))
 
 
 def main():
