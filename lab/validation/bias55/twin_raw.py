@@ -50,28 +50,27 @@ def main():
     # completions are the twin's unlocks (--own keeps the requests' own transfers).
     if '--own' not in sys.argv:
         import re
-        end, of = {}, []
-        for t, n, rest in ev:
+        # Each read's requests are emitted (block_rq_issue, block_rq_complete at their own times) just before
+        # its twin_batch line (submit_class_segs): a request belongs to the batch of the next twin_batch line
+        # after it in emission order (ct56; matching by sector instead put a request re-read later in the
+        # pass, after a restart, in that later read's batch).
+        end, pending, of = {}, [], {}
+        for k, (t, n, rest) in enumerate(ev):
             if rest.startswith('twin_batch:'):
-                g = re.search(r"(\d+) \+ (\d+) batch=(\d+) done=(\d+)", rest)
-                s0, ns, b, d = (int(x) for x in g.groups())
+                g = re.search(r"batch=(\d+) done=(\d+)", rest)
+                b, d = int(g.group(1)), int(g.group(2))
                 end[b] = max(end.get(b, 0), d)
-                of.append((s0, s0 + ns, b))
-        span = {}
-        for s0, s1, b in of:
-            span[s0] = (s1, b)
-        starts = sorted(span)
-        import bisect
+                for j in pending:
+                    of[j] = b
+                pending = []
+            elif rest.startswith('block_rq_complete:') and ' R' in rest.split('()')[0]:
+                pending.append(k)
         moved = []
-        for t, n, rest in ev:
+        for k, (t, n, rest) in enumerate(ev):
             if rest.startswith('twin_batch:'):
                 continue
-            if rest.startswith('block_rq_complete:'):
-                g = re.search(r"\(\) (\d+) \+", rest)
-                sec = int(g.group(1))
-                k = bisect.bisect_right(starts, sec) - 1
-                if k >= 0 and sec < span[starts[k]][0]:
-                    t = max(t, end[span[starts[k]][1]])
+            if k in of:
+                t = max(t, end[of[k]])
             moved.append((t, n, rest))
         ev = moved
     ev.sort()

@@ -1019,7 +1019,15 @@ impl BlockDevice {
     /// (`virtqueue_get_buf()` in a loop, `blk_mq_complete_request()` each). A backend that
     /// serves the requests it finds in the ring one after the other and signals the interrupt
     /// only once the ring is empty makes every read submitted while others are in flight
-    /// complete with the last of them. Traced on this lab's host (6.18.44 in a Firecracker VM,
+    /// complete with the last of them. The host's backend is Firecracker's virtio block device
+    /// (src/vmm/src/devices/virtio/block/virtio/device.rs `process_queue()`, its default `Sync`
+    /// file engine; the engine this VM's host configured is not visible from the guest): one
+    /// thread pops the avail ring until `pop_or_enable_notification()` finds it empty (a request
+    /// the guest adds meanwhile is popped in the same round), serves each popped request by a
+    /// blocking read of the image, and only after the loop publishes the used index
+    /// (`advance_used_ring_idx()`) and raises one interrupt: a round is this batch, a busy
+    /// period of the backend, bounded by the rate the backend serves at against the rate
+    /// requests reach it (not by a count). Traced on this lab's host (6.18.44 in a Firecracker VM,
     /// /dev/vda; lab/validation/trace-programs.md, block_rq_issue/_complete): a 2 MiB and a
     /// 4 MiB read issued 0.16 ms apart complete 20 us apart 4 ms later, every batch of a
     /// cold `cat` the same; the loop device over it (lab/validation/loop-device.md) completes
