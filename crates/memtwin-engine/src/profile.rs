@@ -342,12 +342,14 @@ pub struct KernelProfile {
     /// the inactive list for it. Before, the mapping's gfp (`GFP_HIGHUSER_MOVABLE` on ext4)
     /// kept `__GFP_FS`.
     pub readahead_memalloc_nofs: bool,
-    /// `folio_activate()` counts `PGACTIVATE` (vmstat and the memcg's) by the folio's pages
-    /// (`__activate_page()`: `__count_vm_events(PGACTIVATE, nr_pages)` with `nr_pages =
-    /// thp_nr_pages(page)`, 5d91f31faf8e "mm: swap: fix vmstats for huge pages", 5.8; 6.1
-    /// `folio_activate_fn()`, 6.18 `lru_activate()`: `folio_nr_pages(folio)`). Before, one
-    /// `__count_vm_event(PGACTIVATE)` a page-cache head (3.13-5.7 `__activate_page()`), a shmem
-    /// huge page of 512 counted once.
+    /// `folio_activate()` counts `PGACTIVATE` (vmstat and the memcg's) by the folio's pages: 5.8's
+    /// `__activate_page()` `__count_vm_events(PGACTIVATE, hpage_nr_pages(page))` (5d91f31faf8e
+    /// "mm: swap: fix vmstats for huge pages") and `__count_memcg_events(lruvec_memcg(lruvec),
+    /// PGACTIVATE, nr_pages)` (the same series' "mm: swap: memcg: fix memcg stats for huge
+    /// pages", 5.8); 6.1 `folio_activate_fn()`, 6.18 `lru_activate()`: `folio_nr_pages(folio)`.
+    /// Before, one `__count_vm_event(PGACTIVATE)` a page-cache head (3.13-5.7
+    /// `__activate_page()`), a shmem huge page of 512 counted once; the memcg's count there was
+    /// not made at all before 5.8 (the engine counts it as vmstat's: review55 M1).
     pub pgactivate_nr_pages: bool,
     /// `post_alloc_hook()` zeroes every page the buddy allocator hands out
     /// (`kernel_init_pages()` when `want_init_on_alloc()`: `CONFIG_INIT_ON_ALLOC_DEFAULT_ON`, or

@@ -1,5 +1,5 @@
-"""bias55: the twin's side of ra_cycles.py. Runs the engine (built with bias21-experiments.patch plus
-bias55-trace.patch, MEMTWIN_B55_TRACE=1) as validate runs recording i of a set (bias21/runsim.py's inputs:
+"""bias55: the twin's side of ra_cycles.py. Runs the engine (built with bias55-experiments.patch, which is
+bias21-experiments.patch plus the trace, MEMTWIN_B55_TRACE=1) as validate runs recording i of a set (bias21/runsim.py's inputs:
 validate.one_window_kind and set_run_sets, boot seed i), keeps the engine's tracefs-like events of pass 1 and
 writes them as a tracefs raw text that lab/validation/ra_cycles.py reads unchanged.
 
