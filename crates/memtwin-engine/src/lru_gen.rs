@@ -1322,8 +1322,11 @@ impl Kernel {
                     page.flags &= !(pg::REFERENCED | pg::WORKINGSET);
                     page.flags |= pg::ACTIVE;
                     self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
-                    self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
-                    self.vmstat.count(VmEvent::Pgactivate, 1);
+                    // shrink_folio_list()'s activate_locked: `stat->nr_activate[type] += nr_pages`
+                    // (6.1), a large mapped folio's pages.
+                    let nr = self.pages.folio_nr_pages(p);
+                    self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, nr);
+                    self.vmstat.count(VmEvent::Pgactivate, nr);
                     return 0;
                 }
                 FolioRef::Unevictable => {

@@ -348,8 +348,8 @@ pub struct KernelProfile {
     /// PGACTIVATE, nr_pages)` (the same series' "mm: swap: memcg: fix memcg stats for huge
     /// pages", 5.8); 6.1 `folio_activate_fn()`, 6.18 `lru_activate()`: `folio_nr_pages(folio)`.
     /// Before, one `__count_vm_event(PGACTIVATE)` a page-cache head (3.13-5.7
-    /// `__activate_page()`), a shmem huge page of 512 counted once; the memcg's count there was
-    /// not made at all before 5.8 (the engine counts it as vmstat's: review55 M1).
+    /// `__activate_page()`), a shmem huge page of 512 counted once, and no memcg event at all
+    /// (2262185c5b28 "mm: per-cgroup memory reclaim stats" missed this site until 5.8).
     pub pgactivate_nr_pages: bool,
     /// `post_alloc_hook()` zeroes every page the buddy allocator hands out
     /// (`kernel_init_pages()` when `want_init_on_alloc()`: `CONFIG_INIT_ON_ALLOC_DEFAULT_ON`, or

@@ -387,9 +387,15 @@ impl Kernel {
             // lruvec_del_folio(), folio_set_active(), lruvec_add_folio()
             self.lruvecs[v].move_folio(&mut self.pages, &mut self.lru_stats, page, lru);
             let memcg = self.pages[page].memcg;
-            let nr = if self.profile.pgactivate_nr_pages { self.pages.folio_nr_pages(page) } else { 1 };
-            self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, nr);
-            self.vmstat.count(VmEvent::Pgactivate, nr);
+            if self.profile.pgactivate_nr_pages {
+                let nr = self.pages.folio_nr_pages(page);
+                self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, nr);
+                self.vmstat.count(VmEvent::Pgactivate, nr);
+            } else {
+                // 3.13-5.7 `__activate_page()`: `__count_vm_event(PGACTIVATE)` only, no memcg
+                // event (2262185c5b28's memcg PGACTIVATE missed it until 5.8).
+                self.vmstat.count(VmEvent::Pgactivate, 1);
+            }
         } else {
             self.pages[page].flags |= pg::ACTIVE;
         }
