@@ -738,17 +738,11 @@ ops = [{ op = "sleep", duration = "1ms" }]
     k.check_invariants().unwrap();
 }
 
-/// A cached page of a large folio read by `filemap_read()` costs `read_large_folio_page` (M15:
-/// 6.18's `filemap_get_read_batch()` hands out folios and `copy_folio_to_iter()` copies the
-/// read's part of a folio at once; the same runs' large-folio / order-0 ratio on the host's ext4
-/// times this table's order-0 page, less the syscall's share), where a 4 KiB page (6.12's ext4:
-/// order-0 page cache) costs its own lookup and copy.
-#[test]
-fn a_cached_page_of_a_large_folio_read_costs_m15_on_6_18() {
-    for (profile, large) in [("linux-6.18", true), ("linux-6.12", false)] {
-        let mut s = sim(&format!(r#"
+/// A 256M machine on `profile` with a 4M file /f on a 1 GB/s disk at read_ahead_kb 1024 and one idle task.
+fn file_4m(profile: &str) -> Simulation {
+    sim(&format!(r#"
 [scenario]
-name = "rcost"
+name = "file4m"
 [machine]
 ram = "256M"
 [kernel]
@@ -760,18 +754,36 @@ read_ahead_kb = 1024
 size = "4M"
 [tasks.t]
 ops = [{{ op = "sleep", duration = "1ms" }}]
-"#));
+"#))
+}
+
+/// `filemap_read()` of the 4M file `f` three times in 128 KiB reads (the root memcg); its
+/// readahead state, for more reads.
+fn read_4m_thrice(k: &mut crate::kernel::Kernel, f: InodeId) -> FileRaState {
+    let mut ra = FileRaState::new(256);
+    for _ in 0..3 {
+        let mut pos = 0;
+        while pos < 4 << 20 {
+            pos += k.filemap_read(f, pos, 128 << 10, &mut ra, MemcgId::ROOT).unwrap();
+        }
+    }
+    ra
+}
+
+/// A cached page of a large folio read by `filemap_read()` costs `read_large_folio_page` (M15:
+/// 6.18's `filemap_get_read_batch()` hands out folios and `copy_folio_to_iter()` copies the
+/// read's part of a folio at once; the same runs' large-folio / order-0 ratio on the host's ext4
+/// times this table's order-0 page, less the syscall's share), where a 4 KiB page (6.12's ext4:
+/// order-0 page cache) costs its own lookup and copy.
+#[test]
+fn a_cached_page_of_a_large_folio_read_costs_m15_on_6_18() {
+    for (profile, large) in [("linux-6.18", true), ("linux-6.12", false)] {
+        let mut s = file_4m(profile);
         let f = inode(&s, "/f");
         let k = &mut s.kernel;
-        let mut ra = FileRaState::new(256);
         // Read the file in (readahead's folios) and twice more, so that every folio is
         // cached, up to date, unmarked and active: the third read is lookups and copies only.
-        for _ in 0..3 {
-            let mut pos = 0;
-            while pos < 4 << 20 {
-                pos += k.filemap_read(f, pos, 128 << 10, &mut ra, MemcgId::ROOT).unwrap();
-            }
-        }
+        let mut ra = read_4m_thrice(k, f);
         let at = 2 << 20; // 128 KiB at 2 MiB: within the file's large folios on 6.18
         let p = k.mappings[f.idx()].lookup((at / PAGE_SIZE) as u32).expect("cached");
         let head = k.pages.page_folio(p);
@@ -972,32 +984,12 @@ fn reclaim_counts_an_activated_large_folios_pages_6_18() {
 #[test]
 fn folio_activate_counts_a_large_folios_pages_from_5_8() {
     for by_pages in [true, false] {
-        let mut s = sim(r#"
-[scenario]
-name = "act"
-[machine]
-ram = "256M"
-[kernel]
-profile = "linux-6.18"
-[devices.sda]
-read_bw = "1G"
-read_ahead_kb = 1024
-[files."/f"]
-size = "4M"
-[tasks.t]
-ops = [{ op = "sleep", duration = "1ms" }]
-"#);
+        let mut s = file_4m("linux-6.18");
         let f = inode(&s, "/f");
         let k = &mut s.kernel;
         k.profile.pgactivate_nr_pages = by_pages;
-        let mut ra = FileRaState::new(256);
         let vm0 = k.vmstat.get(crate::vmstat::VmEvent::Pgactivate);
-        for _ in 0..3 {
-            let mut pos = 0;
-            while pos < 4 << 20 {
-                pos += k.filemap_read(f, pos, 128 << 10, &mut ra, MemcgId::ROOT).unwrap();
-            }
-        }
+        read_4m_thrice(k, f);
         let (mut folios, mut large) = (0u64, 0u64);
         let mut i = 0u32;
         while i < 1024 {
