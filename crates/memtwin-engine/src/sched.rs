@@ -967,21 +967,24 @@ pub fn wakeup_preempt_stale_clock(resched: Nanos, tick: Nanos) -> Nanos {
 /// (`[machine] preempt_resched_runs`, review52 M1: the expectation over the runs, not the interval
 /// of their median), else that of the one run (`preempt_resched_run`); None without either.
 pub fn wakeup_preempt_stale_mean(hc: &crate::hostcal::HostCost, tick: Nanos) -> Option<Nanos> {
-    if !hc.preempt_resched_runs.is_empty() {
-        let sum: u128 = hc.preempt_resched_runs.iter().map(|&g| wakeup_preempt_stale_clock(g, tick) as u128).sum();
-        return Some((sum / hc.preempt_resched_runs.len() as u128) as Nanos);
+    preempt_runs_mean(hc, |g| wakeup_preempt_stale_clock(g, tick))
+}
+
+/// The mean of `f` over the traced preemption runs (`[machine] preempt_resched_runs`), else `f`
+/// of the one run (`preempt_resched_run`); None without either.
+fn preempt_runs_mean(hc: &crate::hostcal::HostCost, f: impl Fn(Nanos) -> Nanos) -> Option<Nanos> {
+    let runs = &hc.preempt_resched_runs;
+    if runs.is_empty() {
+        return hc.preempt_resched_run.map(f);
     }
-    hc.preempt_resched_run.map(|g| wakeup_preempt_stale_clock(g, tick))
+    Some((runs.iter().map(|&g| f(g) as u128).sum::<u128>() / runs.len() as u128) as Nanos)
 }
 
 /// The mean of the traced runs from a preempting kworker wake-up to the task's switch-out
 /// (`[machine] preempt_resched_runs`, else `preempt_resched_run`; 0 without either): the task's
 /// run at its next `cond_resched()` under preempt=none (elig55, [`crate::kernel::Kernel::preempt_resched`]).
 pub fn wakeup_preempt_resched_mean(hc: &crate::hostcal::HostCost) -> Nanos {
-    if !hc.preempt_resched_runs.is_empty() {
-        return hc.preempt_resched_runs.iter().sum::<u64>() / hc.preempt_resched_runs.len() as u64;
-    }
-    hc.preempt_resched_run.unwrap_or(0)
+    preempt_runs_mean(hc, |g| g).unwrap_or(0)
 }
 
 // ---- end of pre23's section ----
