@@ -13,7 +13,7 @@ unmoved (advance 0: the switch on the wake-up's own clock); and the mean of sche
 import lzma, os, statistics, sys
 
 TICK = 4_000_000
-RESCHED = 0x10  # the W line's thread flags: the wake-up's resched bit as this 6.18 build sets it (the only one of 0x8/0x10 seen)
+RESCHED = 0x10  # the W line's thread flags: TIF_NEED_RESCHED, bit 4 of 6.18's asm-generic/thread_info_tif.h (x86 uses it from 6.18)
 PREEMPTED = 256  # trace_sched_switch prev_state of a preempted task: TASK_REPORT_MAX (6.18)
 
 
