@@ -3,7 +3,7 @@
 
 usage: summarize.py DIR [DIR ...]   (each DIR holds bt.out and traced.json from bt_recording.sh)
 
-The reader's file is the loop-device inode with the most page-cache additions; its passes are the runs of
+The reader's file is the inode with the most page-cache additions on the runner's loop device (traced.json's disk); its passes are the runs of
 additions separated by gaps of >= 2 s (the runner's snapshots between steps), checked against the runner's
 per-step folio_events (added pages per pass) in traced.json. Prints, per pass: the file's added pages (trace,
 runner), its activations (folios, pages) by age (0 added in this pass, 1 in an earlier one, 2 unseen) and
@@ -40,14 +40,19 @@ def passes_of(times, gap=20):
 def main(dirs):
     for d in dirs:
         add, act = load(d)
+        tj = json.load(open(f"{d}/traced.json"))
+        var = next(iter(tj["variants"].values()))
+        steps = var["steps"]
+        # the runner's loop device (its machine's disk line: "... on /dev/loopN ..."): another loop-device file
+        # system may be busy at the same time (tight-512m-ra8192: loop1's, not the runner's)
+        minor = int(re.search(r"/dev/loop(\d+)", var["real"]["machine"]["disk"]).group(1))
         per_file = defaultdict(int)
         for (dev, ino, t, o), n in add.items():
-            per_file[(dev, ino)] += n << o
+            if dev == (7 << 20) | minor:
+                per_file[(dev, ino)] += n << o
         f = max(per_file, key=per_file.get)
         times = {t for (dev, ino, t, o) in add if (dev, ino) == f}
         runs = passes_of(times)
-        tj = json.load(open(f"{d}/traced.json"))
-        steps = next(iter(tj["variants"].values()))["steps"]
         # the runs before the steps' are the runner's setup (the file written, then dropped)
         runs = runs[len(runs) - len(steps):]
         print(f"{d}: file dev {f[0] >> 20}:{f[0] & 0xfffff} ino {f[1]} ({per_file[f]} pages added); {len(runs)} runs of additions, "
@@ -77,7 +82,7 @@ def main(dirs):
                   f"activations {pages} pages: " + ", ".join(f"age {k[0]} order {k[1]}: {v}" for k, v in sorted(by.items()))
                   + f"; vmstat.pgactivate (system-wide) {vm}")
         other = sum(n << o for (dev, ino, t, o, age), n in act.items() if (dev, ino) != f)
-        print(f"  activations of other loop-device inodes: {other} pages")
+        print(f"  activations of other loop-device inodes (any loop device): {other} pages")
 
 
 if __name__ == "__main__":
