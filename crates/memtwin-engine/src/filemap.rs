@@ -347,6 +347,11 @@ impl Kernel {
         }
         let chunk = index >> XA_CHUNK_SHIFT;
         let node_memcg = if self.profile.account_xa_nodes && memcg != MemcgId::NONE { memcg } else { MemcgId::NONE };
+        if self.mappings[inode.idx()].max_order >= 6 && !self.xas_split_multi(inode, chunk, node_memcg, may_reclaim) {
+            self.mem_cgroup_uncharge(page);
+            self.free_page(page);
+            return Err(IoError::Oom);
+        }
         let Some((need_chunk, need_zero)) = self.xas_nomem(inode, index, node_memcg, may_reclaim) else {
             self.mem_cgroup_uncharge(page);
             self.free_page(page);
@@ -379,6 +384,10 @@ impl Kernel {
         }
         for _ in 0..need_chunk as u32 + need_zero as u32 {
             self.radix_tree_node_alloc();
+        }
+        if need_chunk && self.mappings[inode.idx()].max_order >= 6 {
+            // xas_alloc(): parent->count++, xas_update(parent).
+            self.workingset_update_shift6(inode, chunk, memcg);
         }
         if let Some(shadow) = old.as_shadow() {
             self.mappings[inode.idx()].nrshadows -= 1;
@@ -490,6 +499,12 @@ impl Kernel {
         }
         self.commit_charge_folio(head, memcg);
         let node_memcg = if self.profile.account_xa_nodes && memcg != MemcgId::NONE { memcg } else { MemcgId::NONE };
+        let multi = order >= XA_CHUNK_SHIFT && self.profile.xa_multi_index;
+        if !multi && self.mappings[inode.idx()].max_order >= 6 && !self.xas_split_multi(inode, index >> XA_CHUNK_SHIFT, node_memcg, may_reclaim) {
+            self.mem_cgroup_uncharge_folio(head);
+            self.free_folio(head, n as u64);
+            return Err(AddError::NoMem);
+        }
         let Some((need_chunks, need_zero)) = self.xas_nomem_range(inode, index, n, node_memcg, may_reclaim) else {
             // shmem_add_to_page_cache(): no THP_FILE_FALLBACK (shmem.rs)
             self.shmem_stat.xa_failed |= shmem;
@@ -506,8 +521,12 @@ impl Kernel {
         let mut shadow = None;
         let mut nr_shadows = 0u64;
         let (first_chunk, last_chunk) = (index >> XA_CHUNK_SHIFT, (index + n - 1) >> XA_CHUNK_SHIFT);
+        if multi {
+            self.xa_store_multi_prepare(inode, first_chunk, last_chunk, order, node_memcg, need_chunks > 0);
+        }
+        let m = &mut self.mappings[inode.idx()];
         for chunk in first_chunk..=last_chunk {
-            let fresh = m.node(chunk).is_none_or(|x| x.pages == 0 && x.shadows == 0);
+            let fresh = !multi && m.node(chunk).is_none_or(|x| x.pages == 0 && x.shadows == 0);
             m.xa.create(chunk);
             let lo = index.max(chunk << XA_CHUNK_SHIFT);
             let hi = (index + n).min((chunk + 1) << XA_CHUNK_SHIFT);
@@ -524,6 +543,9 @@ impl Kernel {
             let node = m.node_mut(chunk).expect("created");
             node.shadows -= replaced;
             node.pages += added;
+            if multi {
+                node.multi = order as u8;
+            }
             if fresh && need_chunks > 0 {
                 node.charged = node_memcg;
                 node.slab = true;
@@ -538,6 +560,12 @@ impl Kernel {
         self.vmstat.nr_file_pages += n as u64;
         for chunk in first_chunk..=last_chunk {
             self.workingset_update_node(inode, chunk << XA_CHUNK_SHIFT, memcg);
+        }
+        if multi {
+            self.mappings[inode.idx()].xa.shift6_mut(first_chunk).expect("made").pages += (last_chunk - first_chunk + 1) as u8;
+        }
+        if self.mappings[inode.idx()].max_order >= 6 {
+            self.workingset_update_shift6(inode, first_chunk, memcg);
         }
         for _ in 0..need_chunks + need_zero as u32 {
             self.radix_tree_node_alloc();
@@ -571,8 +599,15 @@ impl Kernel {
     /// 0 stops being alone, charged to `memcg` before the folio goes in. Returns (leaf nodes
     /// made, whether range 0's is), or `None` when the charge failed.
     fn xas_nomem_range(&mut self, inode: InodeId, index: u32, n: u32, memcg: MemcgId, may_reclaim: bool) -> Option<(u32, bool)> {
+        let multi = n >= XA_CHUNK_SIZE as u32 && self.profile.xa_multi_index;
         let need = |m: &AddressSpace| {
-            let chunks = (index >> XA_CHUNK_SHIFT..=(index + n - 1) >> XA_CHUNK_SHIFT).filter(|&c| m.node(c).is_none_or(|x| x.pages == 0 && x.shadows == 0)).count() as u32;
+            let chunks = if multi {
+                // One multi-index entry in the shift-6 node: that node, unless it holds one
+                // already (leaves below it are freed, not made).
+                m.xa.shift6(index >> XA_CHUNK_SHIFT).is_none_or(|(a, _)| a.pages + a.shadows == 0) as u32
+            } else {
+                (index >> XA_CHUNK_SHIFT..=(index + n - 1) >> XA_CHUNK_SHIFT).filter(|&c| m.node(c).is_none_or(|x| x.pages == 0 && x.shadows == 0)).count() as u32
+            };
             (chunks, m.head_only())
         };
         let bytes = |(c, z): (u32, bool)| (c as u64 + z as u64) * RADIX_TREE_NODE_SIZE;
@@ -617,18 +652,39 @@ impl Kernel {
             node.pages -= (hi - lo) as u8;
             if shadow.is_some() {
                 node.shadows += (hi - lo) as u8;
+            } else {
+                // page_cache_delete() with no shadow: the multi-index slots are emptied.
+                node.multi = 0;
             }
         }
+        let (first_chunk, last_chunk) = (index >> XA_CHUNK_SHIFT, (index + n - 1) >> XA_CHUNK_SHIFT);
         m.nrpages -= n as u64;
         if shadow.is_some() {
             m.nrshadows += n as u64;
+        }
+        let multi = n >= XA_CHUNK_SIZE as u32 && self.profile.xa_multi_index && m.xa.shift6(first_chunk).is_some_and(|(a, _)| a.pages > 0);
+        if multi {
+            // update_node() of the shift-6 node: its slots' count goes with the shadow
+            // (`count += !next - !entry`), its nr_values up by the slots a shadow fills.
+            let k = last_chunk - first_chunk + 1;
+            let a = m.xa.shift6_mut(first_chunk).expect("a multi-index entry has its node");
+            a.pages -= k as u8;
+            if shadow.is_some() {
+                a.shadows += k as u8;
+            }
+            if a.pages + a.shadows == 0 {
+                self.xa_shift6_uncharge(inode, first_chunk);
+            }
         }
         self.vmstat.nr_file_pages -= n as u64;
         if self.pages[head].test(pg::SWAPBACKED) && n == crate::shmem::HPAGE_PMD_NR {
             // filemap_unaccount_folio(): NR_SHMEM_THPS of a tmpfs huge page (PMD-sized, shmem.rs)
             self.shmem_stat.nr_shmem_thps -= n as u64;
         }
-        for chunk in index >> XA_CHUNK_SHIFT..=(index + n - 1) >> XA_CHUNK_SHIFT {
+        if multi {
+            self.workingset_update_shift6(inode, first_chunk, memcg);
+        }
+        for chunk in first_chunk..=last_chunk {
             self.workingset_update_node(inode, chunk << XA_CHUNK_SHIFT, memcg);
             self.xa_node_free_if_empty(inode, chunk << XA_CHUNK_SHIFT);
         }
@@ -649,6 +705,9 @@ impl Kernel {
             return;
         }
         let n = 1u32 << order;
+        if order >= XA_CHUNK_SHIFT && self.profile.xa_multi_index {
+            self.xas_split_folio_multi(head, order);
+        }
         // A written folio's state is per folio too: its tails take PG_dirty, PG_writeback,
         // PG_reclaim and their buffer heads (PG_private, one a page), and the request their
         // writeback ends with (the counts, in pages, stay as they are).
@@ -692,6 +751,41 @@ impl Kernel {
                 prev = t;
             }
         }
+    }
+
+    /// `split_huge_page_to_list_to_order()`'s `xas_split_alloc()` + `xas_split()` (mm/huge_memory.c,
+    /// 6.1) of a resident multi-index folio of `order` >= 6 split to order 0: its chunks
+    /// become leaves of 64 pages each, allocated with `XA_FLAGS_ACCOUNT` (charged here to the
+    /// folio's memcg, without reclaim; where that fails, where the kernel's split fails, the
+    /// engine splits anyway with the leaves uncharged), the shift-6 node's slots node
+    /// pointers (count unchanged).
+    fn xas_split_folio_multi(&mut self, head: PageId, order: u32) {
+        let (inode, index) = (self.pages[head].mapping, self.pages[head].index);
+        let first = index >> XA_CHUNK_SHIFT;
+        if self.mappings[inode.idx()].node(first).is_none_or(|x| x.multi == 0) {
+            return;
+        }
+        let span = 1u32 << (order - XA_CHUNK_SHIFT);
+        let folio_memcg = self.pages[head].memcg;
+        let memcg = if self.profile.account_xa_nodes && folio_memcg != MemcgId::NONE { folio_memcg } else { MemcgId::NONE };
+        let memcg = if memcg != MemcgId::NONE && !self.memcg_kmem_charge_gfp(memcg, span as u64 * RADIX_TREE_NODE_SIZE, false) { MemcgId::NONE } else { memcg };
+        let m = &mut self.mappings[inode.idx()];
+        for c in first..first + span {
+            let x = m.node_mut(c).expect("a folio's chunks have host leaves");
+            debug_assert!(x.multi as u32 == order && x.pages as usize == XA_CHUNK_SIZE);
+            x.multi = 0;
+            x.charged = memcg;
+            x.slab = true;
+        }
+        let a = m.xa.shift6_mut(first).expect("a multi-index entry has its node");
+        a.pages -= span as u8;
+        if a.pages + a.shadows == 0 {
+            self.xa_shift6_uncharge(inode, first);
+        }
+        for _ in 0..span {
+            self.radix_tree_node_alloc();
+        }
+        self.workingset_update_shift6(inode, first, folio_memcg);
     }
 
     /// `split_folio()` of the folio holding page-cache page `page`, if it is large; returns the
@@ -838,6 +932,128 @@ impl Kernel {
     fn xa_node_free(&mut self, inode: InodeId, chunk: u32) {
         self.xa_node_uncharge(inode, chunk);
         self.mappings[inode.idx()].xa.free_leaf(chunk);
+        if self.mappings[inode.idx()].max_order >= 6 {
+            // xas_delete_node() -> xas_update(parent).
+            self.workingset_update_shift6(inode, chunk, MemcgId::NONE);
+        }
+    }
+
+    /// The shift-6 node above `chunk` holds no multi-index entry any more: its charge and
+    /// slab object go (the engine models a shift-6 node's memory while it holds entries, as
+    /// a leaf's; inner nodes holding only leaves are not modelled).
+    pub(crate) fn xa_shift6_uncharge(&mut self, inode: InodeId, chunk: u32) {
+        let Some(a) = self.mappings[inode.idx()].xa.shift6_mut(chunk) else { return };
+        let memcg = std::mem::replace(&mut a.charged, MemcgId::NONE);
+        let slab = std::mem::replace(&mut a.slab, false);
+        if a.on_lru {
+            a.on_lru = false;
+            let o = a.owner;
+            self.shadow_nodes[o.idx()].count -= 1;
+        }
+        self.memcg_kmem_uncharge(memcg, RADIX_TREE_NODE_SIZE);
+        if slab {
+            self.pagecache_slab_free(RADIX_TREE_NODE_SIZE);
+        }
+    }
+
+    /// Before `xas_store()` of a multi-index entry of `order` (6..=11) over chunks
+    /// `first..=last` (`__filemap_add_folio()`): the tree gets its shift-6 node (charged to
+    /// `memcg` when `fresh`: `xas_nomem()` charged it); a larger multi-index shadow there is
+    /// split at the same level into entries of `order` (`xas_split()` with `xas->xa_shift`
+    /// equal to the node's: no allocation); a leaf there (holding only shadows: a page would
+    /// have been `-EEXIST`) is freed with its subtree (`xas_store()` -> `xas_free_nodes()`:
+    /// `count = 0`, off the shadow list, uncharged), its slot becoming the entry's.
+    fn xa_store_multi_prepare(&mut self, inode: InodeId, first: u32, last: u32, order: u32, memcg: MemcgId, fresh: bool) {
+        let m = &mut self.mappings[inode.idx()];
+        m.xa.ensure_shift6();
+        if fresh {
+            // xas_create() of the shift-6 node (its parent chain as the engine's other inner
+            // nodes: not modelled); the leaf made for `first` below is its first child.
+            m.xa.create(first);
+        }
+        let big = m.node(first).map_or(0, |x| x.multi as u32);
+        if big > order {
+            let span = 1u32 << (big - XA_CHUNK_SHIFT);
+            let base = first & !(span - 1);
+            for c in base..base + span {
+                if let Some(x) = m.node_mut(c) {
+                    x.multi = order as u8;
+                }
+            }
+        }
+        for c in first..=last {
+            let m = &mut self.mappings[inode.idx()];
+            let Some(x) = m.node(c) else { continue };
+            if x.multi != 0 {
+                if x.shadows > 0 {
+                    m.xa.shift6_mut(c).expect("a multi-index slot has its node").shadows -= 1;
+                }
+                continue;
+            }
+            debug_assert_eq!(x.pages, 0, "a page in the range is -EEXIST");
+            if x.on_lru {
+                let o = x.owner;
+                m.node_mut(c).expect("found").on_lru = false;
+                self.shadow_nodes[o.idx()].count -= 1;
+            }
+            self.xa_node_uncharge(inode, c);
+            self.mappings[inode.idx()].node_mut(c).expect("found").multi = order as u8;
+        }
+        let m = &mut self.mappings[inode.idx()];
+        if fresh {
+            let a = m.xa.shift6_mut(first).expect("made above");
+            a.charged = memcg;
+            a.slab = true;
+        }
+    }
+
+    /// `xas_split_alloc()` + `xas_split()` (lib/xarray.c, 6.1; called from
+    /// `__filemap_add_folio()`): a folio smaller than order 6 added where the shift-6 node
+    /// above `chunk` holds a multi-index shadow of order `k` (6..=11): `1 << (k - 6)` leaves
+    /// are allocated (`__GFP_ACCOUNT`, `XA_FLAGS_ACCOUNT`: charged to `memcg`), each filled
+    /// with the shadow (`count = nr_values = 64`, so on the shadow-node list:
+    /// `xas_update(xas, child)`), the shift-6 node's slots become node pointers (`nr_values`
+    /// down by as many, `count` unchanged). False when the charge failed (`-ENOMEM`). Nothing
+    /// to do (true) where the chunk holds no multi-index entry.
+    pub(crate) fn xas_split_multi(&mut self, inode: InodeId, chunk: u32, memcg: MemcgId, may_reclaim: bool) -> bool {
+        let k = match self.mappings[inode.idx()].node(chunk) {
+            Some(x) if x.multi != 0 => x.multi as u32,
+            _ => return true,
+        };
+        debug_assert_eq!(self.mappings[inode.idx()].node(chunk).map(|x| x.pages), Some(0), "an add into a resident folio is -EEXIST");
+        let span = 1u32 << (k - XA_CHUNK_SHIFT);
+        let bytes = span as u64 * RADIX_TREE_NODE_SIZE;
+        if memcg != MemcgId::NONE && !self.memcg_kmem_charge_gfp(memcg, bytes, may_reclaim) {
+            return false;
+        }
+        // The charge's reclaim may have changed the entry (`alloced_shadow` / `alloced_order`
+        // re-checked under the lock; `xas_destroy()` of the nodes when it changed).
+        if self.mappings[inode.idx()].node(chunk).is_none_or(|x| x.multi as u32 != k) {
+            self.memcg_kmem_uncharge(memcg, bytes);
+            return true;
+        }
+        let base = chunk & !(span - 1);
+        let m = &mut self.mappings[inode.idx()];
+        for c in base..base + span {
+            let x = m.node_mut(c).expect("a multi-index entry's slots have host leaves");
+            debug_assert!(x.multi as u32 == k && x.shadows as usize == XA_CHUNK_SIZE);
+            x.multi = 0;
+            x.charged = memcg;
+            x.slab = true;
+        }
+        let a = m.xa.shift6_mut(chunk).expect("a multi-index entry has its node");
+        a.shadows -= span as u8;
+        if a.pages + a.shadows == 0 {
+            self.xa_shift6_uncharge(inode, chunk);
+        }
+        for _ in 0..span {
+            self.radix_tree_node_alloc();
+        }
+        for c in base..base + span {
+            self.workingset_update_node(inode, c << XA_CHUNK_SHIFT, memcg);
+        }
+        self.workingset_update_shift6(inode, chunk, memcg);
+        true
     }
 
     /// `xas_shrink()`: a lone entry left at index 0 moves back into the xarray's head, and

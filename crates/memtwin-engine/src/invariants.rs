@@ -3,6 +3,7 @@
 //! lost.
 
 use crate::filemap::XA_CHUNK_SHIFT;
+use crate::xarray::XA_CHUNK_SIZE;
 use crate::kernel::Kernel;
 use crate::mm_types::pg;
 use crate::mmzone::LruList;
@@ -462,6 +463,44 @@ impl Kernel {
             if pages != m.nrpages || shadows != m.nrshadows {
                 return Err(format!("inode {ino}: nrpages {}/{} nrshadows {}/{}", m.nrpages, pages, m.nrshadows, shadows));
             }
+            // Multi-index entries (KernelProfile::xa_multi_index): a chunk that is a slot of
+            // its shift-6 node has no leaf of the kernel's (nothing charged or listed), holds
+            // one kind of entry, and the shift-6 node counts its slots by kind.
+            let mut groups: Vec<(u32, u8, u8)> = Vec::new();
+            for (c, node) in m.xa_nodes() {
+                if node.multi == 0 {
+                    continue;
+                }
+                if !self.profile.xa_multi_index || node.charged != crate::types::MemcgId::NONE || node.slab || node.on_lru {
+                    return Err(format!("inode {ino} chunk {c}: a multi-index slot charged, allocated or listed as a leaf"));
+                }
+                if !((node.pages as usize == XA_CHUNK_SIZE && node.shadows == 0) || (node.pages == 0 && node.shadows > 0)) {
+                    return Err(format!("inode {ino} chunk {c}: a multi-index slot holds {} pages and {} shadows", node.pages, node.shadows));
+                }
+                let g = c >> XA_CHUNK_SHIFT;
+                match groups.iter_mut().find(|x| x.0 == g) {
+                    Some(x) => {
+                        x.1 += (node.pages > 0) as u8;
+                        x.2 += (node.shadows > 0) as u8;
+                    }
+                    None => groups.push((g, (node.pages > 0) as u8, (node.shadows > 0) as u8)),
+                }
+            }
+            for &(g, p, s) in &groups {
+                let c = g << XA_CHUNK_SHIFT;
+                let Some((a, count)) = m.xa.shift6(c) else {
+                    return Err(format!("inode {ino} group {g}: multi-index slots without a shift-6 node"));
+                };
+                if (a.pages, a.shadows) != (p, s) || count < p + s {
+                    return Err(format!("inode {ino} group {g}: shift-6 node counts {}/{} (count {count}) for {p}/{s} slots", a.pages, a.shadows));
+                }
+                if a.on_lru != m.xa.shift6_shadow_only(c) {
+                    return Err(format!("inode {ino} group {g}: on the shadow list {} but holding only shadows {}", a.on_lru, m.xa.shift6_shadow_only(c)));
+                }
+            }
+            if m.xa.shift6_nodes().count() > groups.iter().filter(|x| x.1 + x.2 > 0).count() {
+                return Err(format!("inode {ino}: a shift-6 node charged without multi-index entries"));
+            }
             if m.dirty_hint > 0 {
                 if let Some((i, _)) = m.entries(0, m.dirty_hint - 1).find(|(_, s)| s.as_page().is_some_and(|p| self.pages[p].test(crate::mm_types::pg::DIRTY))) {
                     return Err(format!("inode {ino}: page {i} is dirty below the dirty hint {}", m.dirty_hint));
@@ -487,6 +526,23 @@ impl Kernel {
             }
             total_dirty += dirty;
             total_file_writeback += writeback;
+        }
+        // Each memcg's shadow-node list counts its listed nodes: leaves and shift-6 nodes.
+        let mut listed = vec![0u64; self.shadow_nodes.len()];
+        for m in &self.mappings {
+            for (_, n) in m.xa_nodes() {
+                if n.on_lru {
+                    listed[n.owner.idx()] += 1;
+                }
+            }
+            for n in m.xa.shift6_listed() {
+                listed[n.owner.idx()] += 1;
+            }
+        }
+        for (i, l) in self.shadow_nodes.iter().enumerate() {
+            if l.count != listed[i] {
+                return Err(format!("memcg {i}: shadow-node list count {} but {} nodes listed under it", l.count, listed[i]));
+            }
         }
         if total_dirty != self.vmstat.nr_dirty {
             return Err(format!("NR_FILE_DIRTY {} but the mappings' dirty folios hold {total_dirty} pages", self.vmstat.nr_dirty));

@@ -496,6 +496,19 @@ pub struct KernelProfile {
     /// the page cache moved to the xarray in v4.20, restored in v5.2 (7b785645e8f1 "mm: fix
     /// page cache convergence regression", backported to 4.20+ stable).
     pub account_xa_nodes: bool,
+    /// The page cache stores a large folio as one multi-index entry (`XA_STATE_ORDER()` /
+    /// `xas_set_order()` in `__filemap_add_folio()` and `shmem_add_to_page_cache()`; its
+    /// shadow at the same order, `xas_set_order()` in `page_cache_delete()`): a folio of order
+    /// 6-11 is 1-32 slots (canonical + siblings) of a shift-6 node with no leaf below, a
+    /// smaller folio landing in such a shadow splits it into leaves (`xas_split_alloc()` +
+    /// `xas_split()`), and the shift-6 node goes on the shadow-node list when it holds only
+    /// shadows (`workingset_update_node()`). From v5.17 (6b24ca4a1a8d "mm: Use multi-index
+    /// entries in the page cache", the folio page-cache series; read here in 6.1's
+    /// mm/filemap.c, mm/shmem.c and lib/xarray.c; 6.18's per bias21's reading). Before, a
+    /// tmpfs THP was stored one slot a page (4.20-5.16 `shmem_add_to_page_cache()`:
+    /// `xas_create_range()` then `xas_store()` of each subpage; 4.x `radix_tree_insert()` of
+    /// each subpage), and so is a large folio here: a leaf per 64 pages.
+    pub xa_multi_index: bool,
     /// An invalidation (`invalidate_mapping_pages()`, fadvise DONTNEED) passes over pages under
     /// writeback without touching them (v5.12+: `find_lock_entries()` skips them, 5c211ba29deb
     /// "mm: add and use find_lock_entries"); before, it tried them like any other page and
@@ -1218,6 +1231,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         reclaim_activates_dirty: true,
         account_buffer_heads: true,
         account_xa_nodes: true,
+        xa_multi_index: true,
         invalidate_skips_writeback: true,
         write_marks_accessed: false,
         thp_defrag_madvise: true,
@@ -1423,6 +1437,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         memcg_kmem: KMEM_5_0,
         kmalloc_large_in_slab: false,
         account_xa_nodes: false,
+        xa_multi_index: false,
         invalidate_skips_writeback: false,
         memcg_high_delay: false,
         oom_waits_on_write_pending: true,

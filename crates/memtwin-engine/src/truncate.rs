@@ -3,7 +3,7 @@
 use crate::kernel::Kernel;
 use crate::mm_types::pg;
 use crate::filemap::{Slot, XA_CHUNK_SHIFT};
-use crate::types::{InodeId, PageId};
+use crate::types::{InodeId, MemcgId, PageId};
 
 impl Kernel {
     /// `truncate_inode_pages()` (as `open(O_TRUNC)` → `do_truncate()` → `truncate_pagecache()`
@@ -72,7 +72,23 @@ impl Kernel {
         let node = m.node_mut(index >> XA_CHUNK_SHIFT).expect("a shadow entry's range has its node");
         node.shadows -= 1;
         let memcg = node.owner;
-        self.workingset_update_node(inode, index, memcg);
+        if node.multi != 0 {
+            // A slot of a multi-index shadow (5.17+): the kernel's xas_store(NULL) clears the
+            // entry's every slot at once (its siblings with it); the engine's callers clear a
+            // range slot by slot, so the shift-6 node's slot goes with the chunk's last one.
+            if node.shadows == 0 {
+                node.multi = 0;
+                let chunk = index >> XA_CHUNK_SHIFT;
+                let a = m.xa.shift6_mut(chunk).expect("a multi-index entry has its node");
+                a.shadows -= 1;
+                if a.pages + a.shadows == 0 {
+                    self.xa_shift6_uncharge(inode, chunk);
+                }
+                self.workingset_update_shift6(inode, chunk, MemcgId::NONE);
+            }
+        } else {
+            self.workingset_update_node(inode, index, memcg);
+        }
         self.xa_node_free_if_empty(inode, index);
     }
 }

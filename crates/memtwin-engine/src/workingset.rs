@@ -89,6 +89,10 @@ impl Kernel {
         let chunk = index >> XA_CHUNK_SHIFT;
         let mapping = &mut self.mappings[inode.idx()];
         let Some(node) = mapping.node_mut(chunk) else { return };
+        if node.multi != 0 {
+            // No leaf here: the slot is the shift-6 node's (workingset_update_shift6()).
+            return;
+        }
         let shadow_only = node.pages == 0 && node.shadows > 0;
         if shadow_only && !node.on_lru {
             let m = if memcg == MemcgId::NONE || !self.profile.account_xa_nodes { MemcgId::ROOT } else { memcg };
@@ -107,6 +111,72 @@ impl Kernel {
             let m = node.owner;
             self.shadow_nodes[m.idx()].count -= 1;
         }
+    }
+
+    /// `workingset_update_node()` (mm/workingset.c, 6.1 and 6.18) of the shift-6 node above
+    /// `chunk` ([`crate::xarray::XArray::shift6`]), called by `xas_update()` when a store of a
+    /// multi-index entry changes its `count` / `nr_values` (`update_node()`, `xas_split()`)
+    /// or a leaf below it is allocated (`xas_alloc()`: `parent->count++`) or freed
+    /// (`xas_delete_node()`): on the list when `node->count && node->count ==
+    /// node->nr_values` (only multi-index shadows), off it otherwise. Filed under the memcg
+    /// its slab object is charged to (`list_lru_add_obj()`), else `memcg`'s (root's when
+    /// none).
+    pub fn workingset_update_shift6(&mut self, inode: InodeId, chunk: u32, memcg: MemcgId) {
+        let mapping = &mut self.mappings[inode.idx()];
+        let shadow_only = mapping.xa.shift6_shadow_only(chunk);
+        let Some(a) = mapping.xa.shift6_mut(chunk) else { return };
+        if shadow_only && !a.on_lru {
+            let m = if a.charged != MemcgId::NONE {
+                a.charged
+            } else if memcg == MemcgId::NONE || !self.profile.account_xa_nodes {
+                MemcgId::ROOT
+            } else {
+                memcg
+            };
+            mapping.gen_seq = mapping.gen_seq.wrapping_add(1);
+            let gen = mapping.gen_seq;
+            let a = mapping.xa.shift6_mut(chunk).expect("found above");
+            a.on_lru = true;
+            a.owner = m;
+            a.gen = gen;
+            let key = (chunk & !(crate::xarray::XA_CHUNK_SIZE as u32 - 1)) | crate::xarray::SHIFT6_KEY;
+            let list = &mut self.shadow_nodes[m.idx()];
+            list.nodes.push_back((inode, key, gen));
+            list.count += 1;
+            self.reclaim_walk_dirty(m);
+        } else if !shadow_only && a.on_lru {
+            a.on_lru = false;
+            let m = a.owner;
+            self.shadow_nodes[m.idx()].count -= 1;
+        }
+    }
+
+    /// `shadow_lru_isolate()` of a listed shift-6 node whose first chunk is `first`: every
+    /// multi-index shadow entry below it is dropped, the node freed and uncharged
+    /// (`xa_delete_node()`), and WORKINGSET_NODERECLAIM counts one node.
+    fn shadow_lru_isolate_shift6(&mut self, inode: InodeId, first: u32) {
+        let m = &mut self.mappings[inode.idx()];
+        debug_assert!(m.xa.shift6_shadow_only(first), "a listed shift-6 node holds only shadows");
+        let a = m.xa.shift6_mut(first).expect("a listed node is allocated");
+        let memcg = std::mem::replace(&mut a.charged, MemcgId::NONE);
+        let slab = std::mem::replace(&mut a.slab, false);
+        a.on_lru = false;
+        a.shadows = 0;
+        self.memcg_kmem_uncharge(memcg, crate::slab::RADIX_TREE_NODE_SIZE);
+        if slab {
+            self.pagecache_slab_free(crate::slab::RADIX_TREE_NODE_SIZE);
+        }
+        let m = &mut self.mappings[inode.idx()];
+        for c in first..first + crate::xarray::XA_CHUNK_SIZE as u32 {
+            if m.node(c).is_some_and(|n| n.multi != 0) {
+                m.nrshadows -= m.xa.clear_values(c) as u64;
+                let n = m.node_mut(c).expect("found");
+                n.shadows = 0;
+                n.multi = 0;
+                m.xa.free_leaf(c);
+            }
+        }
+        self.xas_shrink(inode);
     }
 
     /// `count_shadow_nodes()` + `scan_shadow_nodes()`: the shadow-node shrinker of `memcg`,
@@ -199,6 +269,19 @@ impl Kernel {
         // head, each freed by shadow_lru_isolate().
         while to_scan > 0 {
             let Some((inode, chunk, gen)) = self.shadow_nodes[memcg.idx()].nodes.pop_front() else { break };
+            if chunk & crate::xarray::SHIFT6_KEY != 0 {
+                let first = chunk & !crate::xarray::SHIFT6_KEY;
+                let live = self.mappings[inode.idx()].xa.shift6(first).is_some_and(|(a, _)| a.on_lru && a.gen == gen);
+                if !live {
+                    continue;
+                }
+                to_scan -= 1;
+                self.cpu(self.cost.scan_page);
+                self.shadow_lru_isolate_shift6(inode, first);
+                self.shadow_nodes[memcg.idx()].count -= 1;
+                self.vmstat.count(VmEvent::WorkingsetNodereclaim, 1);
+                continue;
+            }
             let live = self.mappings[inode.idx()].node(chunk).is_some_and(|n| n.on_lru && n.gen == gen);
             if !live {
                 continue; // stale entry: the node left the list, or was freed, since
@@ -213,6 +296,11 @@ impl Kernel {
             node.on_lru = false;
             self.xa_node_uncharge(inode, chunk);
             self.mappings[inode.idx()].xa.free_leaf(chunk);
+            // xas_delete_node() -> xas_update() of the parent: a shift-6 node left with only
+            // multi-index shadows goes on the list.
+            if self.mappings[inode.idx()].max_order >= 6 {
+                self.workingset_update_shift6(inode, chunk, memcg);
+            }
             self.xas_shrink(inode);
             self.shadow_nodes[memcg.idx()].count -= 1;
             self.vmstat.count(VmEvent::WorkingsetNodereclaim, 1);

@@ -85,6 +85,13 @@ pub struct XaNode {
     /// The node's slab object is allocated (counted in `KmemStat::pagecache_slab`); freed
     /// with the charge.
     pub slab: bool,
+    /// 0: a leaf node (`shift` 0). Else the chunk is one slot of the shift-6 node above it
+    /// holding (the canonical or a sibling slot of) a multi-index entry of this order (6..=11:
+    /// a large folio or its shadow, `XA_STATE_ORDER()` in `__filemap_add_folio()`, 5.17+,
+    /// [`crate::profile::KernelProfile::xa_multi_index`]): the kernel has no leaf here; the
+    /// engine keeps the 64 slots in a host leaf for its look-ups, never charged nor listed
+    /// (the shift-6 node's accounting is [`XArray::shift6`]).
+    pub multi: u8,
 }
 
 impl XaNode {
@@ -106,7 +113,7 @@ impl XaNode {
 
 impl Default for XaNode {
     fn default() -> Self {
-        XaNode { pages: 0, shadows: 0, on_lru: false, gen: 0, owner: MemcgId::ROOT, charged: MemcgId::NONE, slab: false }
+        XaNode { pages: 0, shadows: 0, on_lru: false, gen: 0, owner: MemcgId::ROOT, charged: MemcgId::NONE, slab: false, multi: 0 }
     }
 }
 
@@ -173,8 +180,20 @@ const TAGS: u32 = WIDE | RUN | SHORT;
 #[derive(Clone, Debug)]
 struct XaInner {
     children: [u32; XA_CHUNK_SIZE],
+    /// Children: for a shift-6 node (level 1), leaves and multi-index chunks alike, which is
+    /// the kernel's `node->count` (a multi-index entry counts one per slot, siblings included:
+    /// `xas_store()`'s `count += !next - !entry` over its slots).
     count: u8,
+    /// A shift-6 node's multi-index entries (level 1 only): `pages` the slots holding a
+    /// resident large folio, `shadows` those holding its shadow (`node->nr_values`: a value
+    /// entry counts once per slot, siblings included, `values += !xa_is_value(first) - !value`),
+    /// and the node's list membership and charge as a leaf's. Unused above level 1.
+    acct: XaNode,
 }
+
+/// The shadow-node list key of a shift-6 node: its first chunk with this bit set (chunk
+/// numbers are below 2^26).
+pub const SHIFT6_KEY: u32 = 1 << 31;
 
 /// `struct xarray`: see the module documentation.
 #[derive(Clone, Debug)]
@@ -577,11 +596,78 @@ impl XArray {
         let w = self.wide.iter_mut().filter(|l| l.chunk != NIL).map(|l| &mut l.node);
         let r = self.runs.iter_mut().filter(|l| l.chunk != NIL).map(|l| &mut l.node);
         let s = self.shorts.iter_mut().filter(|l| l.chunk != NIL).map(|l| &mut l.node);
-        n.chain(w).chain(r).chain(s)
+        // Shift-6 nodes holding multi-index entries (charged as leaves are); free and
+        // childless inner nodes have `charged` NONE.
+        let i = self.inner.iter_mut().map(|x| &mut x.acct).filter(|a| a.charged != MemcgId::NONE);
+        n.chain(w).chain(r).chain(s).chain(i)
+    }
+
+    /// The shift-6 node above `chunk` (the level-1 inner node), if the tree has one there.
+    #[inline]
+    fn parent_of(&self, chunk: u32) -> Option<u32> {
+        if self.levels == 0 || self.root == NIL || !self.fits(chunk) {
+            return None;
+        }
+        let mut n = self.root;
+        for l in (1..self.levels).rev() {
+            n = self.inner[n as usize].children[((chunk >> (XA_CHUNK_SHIFT * l)) & XA_CHUNK_MASK) as usize];
+            if n == NIL {
+                return None;
+            }
+        }
+        Some(n)
+    }
+
+    /// The shift-6 node above `chunk`: its multi-index accounting (see `XaInner::acct`) and
+    /// its `node->count` (leaves and multi-index slots), if the tree has one.
+    #[inline]
+    pub fn shift6(&self, chunk: u32) -> Option<(&XaNode, u8)> {
+        self.parent_of(chunk).map(|n| (&self.inner[n as usize].acct, self.inner[n as usize].count))
+    }
+
+    /// [`XArray::shift6`], to change.
+    #[inline]
+    pub fn shift6_mut(&mut self, chunk: u32) -> Option<&mut XaNode> {
+        self.parent_of(chunk).map(|n| &mut self.inner[n as usize].acct)
+    }
+
+    /// Whether `workingset_update_node()` (mm/workingset.c) would file the shift-6 node above
+    /// `chunk` on the shadow-node list: `node->count && node->count == node->nr_values`
+    /// (only multi-index shadow entries, no leaf below it and no resident folio).
+    #[inline]
+    pub fn shift6_shadow_only(&self, chunk: u32) -> bool {
+        self.shift6(chunk).is_some_and(|(a, count)| count > 0 && count == a.shadows)
+    }
+
+    /// Every shift-6 node charged for multi-index entries, as (its first chunk's key, node).
+    pub fn shift6_nodes(&self) -> impl Iterator<Item = &XaNode> {
+        self.inner.iter().map(|x| &x.acct).filter(|a| a.charged != MemcgId::NONE || a.slab)
+    }
+
+    /// Every shift-6 node on a shadow-node list.
+    pub fn shift6_listed(&self) -> impl Iterator<Item = &XaNode> {
+        self.inner.iter().map(|x| &x.acct).filter(|a| a.on_lru)
+    }
+
+    /// Give the tree a shift-6 level if it has none (`xas_expand()`), so that a multi-index
+    /// entry has its node. (The kernel keeps a lone order-6 entry at index 0 in the head,
+    /// with no node; the engine gives it one: one 576-byte node for a file whose only entry
+    /// is one 256 KiB-2 MiB folio at offset 0.)
+    pub fn ensure_shift6(&mut self) {
+        if self.levels > 0 {
+            return;
+        }
+        if self.root != NIL {
+            let r = self.alloc_inner();
+            self.inner[r as usize].children[0] = self.root;
+            self.inner[r as usize].count = 1;
+            self.root = r;
+        }
+        self.levels = 1;
     }
 
     fn alloc_inner(&mut self) -> u32 {
-        let n = XaInner { children: [NIL; XA_CHUNK_SIZE], count: 0 };
+        let n = XaInner { children: [NIL; XA_CHUNK_SIZE], count: 0, acct: XaNode::default() };
         match self.free_inner.pop() {
             Some(id) => {
                 self.inner[id as usize] = n;
@@ -699,6 +785,8 @@ impl XArray {
             if node.count > 0 {
                 break;
             }
+            debug_assert!(node.acct.charged == MemcgId::NONE && !node.acct.slab && !node.acct.on_lru, "a shift-6 node is uncharged before its last child goes");
+            node.acct = XaNode::default();
             self.free_inner.push(p);
             if d == 0 {
                 self.root = NIL;
@@ -713,6 +801,12 @@ impl XArray {
                 break;
             }
             let child = r.children[0];
+            // xas_shrink(): "if (!xa_is_node(entry) && node->shift) break;" - a shift-6 node
+            // whose only entry is a multi-index one stays.
+            if self.levels == 1 && self.node(child).multi != 0 {
+                break;
+            }
+            self.inner[self.root as usize].acct = XaNode::default();
             self.free_inner.push(self.root);
             self.root = child;
             self.levels -= 1;

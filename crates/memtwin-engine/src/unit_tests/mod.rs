@@ -42,6 +42,7 @@ mod sched_wakee;
 mod sched_placement;
 mod workingset;
 mod xarray;
+mod xarray_multi;
 mod zswap;
 
 use crate::kernel::Kernel;
@@ -102,7 +103,8 @@ pub(crate) fn task_metric(res: &crate::SimResult, task: &str, step: &str, name: 
 /// their dentries and inodes (slab) take.
 /// Bytes of page-cache tree nodes charged to `m`.
 pub(crate) fn xa_node_bytes(k: &Kernel, m: MemcgId) -> u64 {
-    let n = k.mappings.iter().flat_map(|x| x.xa_nodes()).filter(|(_, n)| n.charged == m).count() as u64;
+    let n = k.mappings.iter().flat_map(|x| x.xa_nodes()).filter(|(_, n)| n.charged == m).count() as u64
+        + k.mappings.iter().flat_map(|x| x.xa.shift6_nodes()).filter(|n| n.charged == m).count() as u64;
     n * crate::slab::RADIX_TREE_NODE_SIZE
 }
 
