@@ -154,7 +154,8 @@ def test_small_dict_scenario():
     assert list(r.steps.index) == ["read 1", "read 2"]
     assert r.steps.loc["read 1", "read_bytes"] == 4 << 20
     assert r.series.index[1] == pytest.approx(0.01)
-    assert set(r.engine) == {"page_events", "host_bytes", "host_bytes_parts", "resident_pages", "virtual_time_s", "kswapd_s", "kswapd_runq_s"}
+    assert set(r.engine) == {"page_events", "host_bytes", "host_bytes_parts", "resident_pages", "virtual_time_s", "kswapd_s", "kswapd_runq_s",
+                            "vmpressure_works"}
 
 
 def test_metric_lookup_errors(recharge):

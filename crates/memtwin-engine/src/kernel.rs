@@ -234,6 +234,11 @@ pub struct Kernel {
     /// the task's switch-out (`[machine] preempt_resched_runs` / `preempt_resched_run`,
     /// [`crate::sched::wakeup_preempt_stale_mean`]); None: never.
     pub preempt_stale: Option<Nanos>,
+    /// A task's vmpressure windows ([`Kernel::vmpressure_tree`]) by what became of their work
+    /// (lag56, counted for the engine's statistics, `EngineStats::vmpressure_works`): its kworker
+    /// preempted the task at once, it stayed pending behind the task (kept), or the window came
+    /// while the work was still pending (`queue_work()` false: swallowed into that one run).
+    pub vmpressure_works: [u64; 3],
     /// The running task's sleep about to start ([`Kernel::wait_until`]) is ended by a write
     /// completion's `folio_end_writeback()` (set by [`Kernel::woken_by_end_io`], taken by the sleep).
     pub end_io_wake: bool,
@@ -570,6 +575,7 @@ impl Kernel {
             vmpressure_work_run: None,
             end_io_work_run: None,
             preempt_stale: None,
+            vmpressure_works: [0; 3],
             end_io_wake: false,
             rq_tasks: 0,
             rq_own: 0,
@@ -1044,6 +1050,7 @@ impl Kernel {
                 // the work is still pending from an earlier window (`queue_work()` returns false:
                 // nothing is woken, review50 M2); its one run is the deferred wait's, and the
                 // counter grows on until that run takes it (`vmpressure_work_fn()`)
+                self.vmpressure_works[2] += 1;
                 return;
             }
             let others = self.bg_load + self.runner_sampler;
@@ -1060,6 +1067,7 @@ impl Kernel {
             };
             self.now += wait;
             self.runq_ns += wait;
+            self.vmpressure_works[if wait > 0 { 0 } else { 1 }] += u64::from(wait > 0 || later > 0);
             if wait > 0 {
                 // the kworker's wake-up preempted the task, which ran on to its next preemption
                 // point on the wake-up's rq clock: schedstat counts that run as waiting too (pre23)

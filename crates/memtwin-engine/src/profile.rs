@@ -835,12 +835,15 @@ pub struct KernelProfile {
     /// (`set_protect_slice()`, `update_deadline()`): [`crate::fair::BoundRq`]. Off, the kworker
     /// is placed at `entity_lag()`'s bound at every wake-up ([`crate::sched::bound_worker_wait`]).
     /// Off in every profile for now: the model has the mechanism but not what keeps the
-    /// kworker's lag up on the host, the pool's other works (the loop device's direct-I/O
-    /// completions on the same per-CPU pool) and a stale-clock part of the preemptions that fits
-    /// the host's lags (lab/validation/vmp-slice-1201/README.md, elig55: with pre23's traced runs
-    /// the kworker's lag falls about 83 us a work where the host's falls 5-10 us, and the twin's
-    /// writer queues 94 works a run where the host's queues 252-337). Only with
-    /// [`KernelProfile::eevdf`].
+    /// kworker's lag up on the host (its saved lag at the scenario writer's preempting wake-ups
+    /// is 0.4-1.1 ms median, where it falls 64-155 us a work on average), such as the pool's
+    /// other works (the loop device's direct-I/O completions on the same per-CPU pool).
+    /// lab/validation/vmp-slice-1201/README.md "lag56": tried on for linux-6.18 with the
+    /// preempting wake-ups' runs as the stale-clock input (machine.preempt_resched_runs, 122.4 us
+    /// mean), the twin's host-queue writer queues 109 works a run (83 preempting, 26 kept) and
+    /// swallows 498 windows, run_delay 14.0-14.7 ms, where the host's writer queues 243-302
+    /// works (20-27 kept), swallows 104-176 windows and waits 40-81 ms (elig55's 94 works with
+    /// pre23's input alike). Only with [`KernelProfile::eevdf`].
     pub bound_kworker_lag: bool,
     /// SIS_UTIL (kernel/sched/features.h, on by default; 6.0, 70fb5ccf2ebb "sched/fair: Introduce
     /// SIS_UTIL to search idle CPU based on sum of util_avg"; 6.1 and 6.18 have it): `select_idle_cpu()`

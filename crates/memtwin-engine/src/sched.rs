@@ -1014,6 +1014,9 @@ pub struct EngineStats {
     pub kswapd_s: f64,
     /// kswapd's waits for a CPU while awake ([`Kernel::kswapd_runq_ns`]), seconds.
     pub kswapd_runq_s: f64,
+    /// The tasks' vmpressure windows: their work's kworker preempted at once, kept pending, or
+    /// swallowed by a pending work ([`Kernel::vmpressure_works`], lag56).
+    pub vmpressure_works: [u64; 3],
 }
 
 /// Everything a run produces.
@@ -1692,6 +1695,7 @@ impl Simulation {
             virtual_time_s: crate::types::secs(end),
             kswapd_s: crate::types::secs(k.kswapd_ns),
             kswapd_runq_s: crate::types::secs(k.kswapd_runq_ns),
+            vmpressure_works: k.vmpressure_works,
         };
         let totals = totals(&self.steps);
         Ok(SimResult {

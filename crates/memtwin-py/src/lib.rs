@@ -684,6 +684,7 @@ impl Doc {
         e.set_item("virtual_time_s", r.engine.virtual_time_s)?;
         e.set_item("kswapd_s", r.engine.kswapd_s)?;
         e.set_item("kswapd_runq_s", r.engine.kswapd_runq_s)?;
+        e.set_item("vmpressure_works", r.engine.vmpressure_works.to_vec())?;
         out.set_item("engine", e)?;
         out.set_item("errors", &r.errors)?;
         out.set_item("nr_errors", r.nr_errors)?;

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """clock56: the rq clock's age at the writer's switch-out after a bound kworker's wake-up (clockage.bt's W and S lines).
 
-usage: summarize_clockage.py DIR [DIR ...]   (each DIR holds bt.out or bt.out.xz from run-clockage.sh)
+usage: summarize_clockage.py [--step-writer] DIR [DIR ...]   (each DIR holds bt.out or bt.out.xz from run-clockage.sh)
+
+--step-writer (lag56): only the scenario's writer, the LAST python3 to queue a vmpressure work; without it every
+python3 counts, and the runner's host-cost calibration readers (hostcal.reclaim_call_ns(): one child a read, in a
+20M memcg, before the scenario's tasks), which reclaim too, are most of the pairs (clockage-quiet-summary.txt).
 
 For each W (the writer woke its CPU's bound kworker) the next S of the same writer pid on the same CPU: run = t_S - t_W
 (the writer's run from the wake-up to its switch-out), advance = clock_S - clock_W (what the rq clock moved meanwhile),
@@ -40,11 +44,22 @@ def main(dirs):
         pend = {}  # (cpu, pid) -> (t, clock, the work queued last before the wake-up)
         lastq = {}  # (cpu, pid) -> the function of the last work queued
         pairs, unpaired = [], 0
-        for ln in lines(d):
+        ls = lines(d)
+        only = None
+        if STEP_WRITER:
+            last = {}
+            for ln in ls:
+                f = ln.split()
+                if f and f[0] == "Q" and f[-1] == "vmpressure_work_fn":
+                    last[f[3]] = int(f[1])
+            only = int(max(last, key=last.get))
+        for ln in ls:
             f = ln.split()
             if not f or f[0] not in ("Q", "W", "S"):
                 continue
             t, cpu, pid = int(f[1]), int(f[2]), int(f[3])
+            if only is not None and pid != only:
+                continue
             if f[0] == "Q":
                 lastq[(cpu, pid)] = f[4] if len(f) > 4 else "?"
             elif f[0] == "W":
@@ -55,7 +70,7 @@ def main(dirs):
                 w = pend.pop((cpu, pid), None)
                 if w is not None:
                     pairs.append((t - w[0], int(f[5]) - w[1], f[4], w[2], w[3]))
-        print(f"== {d}: {len(pairs)} wake-ups followed by the writer's switch-out ({unpaired} wake-ups with no switch before the next)")
+        print(f"== {d}{'' if only is None else f' (the scenario writer, pid {only})'}: {len(pairs)} wake-ups followed by the writer's switch-out ({unpaired} wake-ups with no switch before the next)")
         works = {}
         for p in pairs:
             works[p[3]] = works.get(p[3], 0) + 1
@@ -84,5 +99,11 @@ def report(label, pairs):
         print(f"  prev_state at the switch: {states}")
 
 
+STEP_WRITER = False
+
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    args = sys.argv[1:]
+    if "--step-writer" in args:
+        STEP_WRITER = True
+        args.remove("--step-writer")
+    main(args)

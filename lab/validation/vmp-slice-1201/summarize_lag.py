@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """lag23: 6.18's wake-up decision at each vmpressure kworker wake-up of a lag.bt trace, against the rule.
 
-    python3 summarize_lag.py DIR [DIR...]      (DIR holds bt.out or bt.out.xz from lag.bt)
+    python3 summarize_lag.py [--step-writer] DIR [DIR...]      (DIR holds bt.out or bt.out.xz from lag.bt)
 
 Per wake-up (an L line and its G lines, right after the writer's Q line of vmpressure_work_fn on the same CPU; the
 writer is the python3 that queued the most vmpressure works): the OBSERVED decision is whether
@@ -37,6 +37,15 @@ def analyse(d):
     if not q:
         return f'== {d}: no vmpressure works queued'
     writer = q.most_common(1)[0][0]
+    if STEP_WRITER:
+        # lag56: the scenario's writer is the LAST python3 to queue vmpressure works; the ones before it are the
+        # runner's host-cost calibration readers (hostcal.reclaim_call_ns(): one child a read, in a 20M memcg),
+        # which the default (the most works queued) picked in q1, q2, q1045-1 and q1045-2
+        last = {}
+        for r in rows:
+            if r and r[0] == 'Q' and r[-1] == 'vmpressure_work_fn':
+                last[r[3]] = int(r[1])
+        writer = max(last, key=last.get)
     last_q = {}
     out = collections.Counter()
     i = 0
@@ -89,6 +98,13 @@ def analyse(d):
     return '\n'.join(res)
 
 
+STEP_WRITER = False
+
 if __name__ == '__main__':
-    for d in sys.argv[1:]:
+    args = sys.argv[1:]
+    if '--step-writer' in args:
+        # lag56: the scenario's writer (the last python3 to queue a vmpressure work), not the runner's hostcal readers
+        STEP_WRITER = True
+        args.remove('--step-writer')
+    for d in args:
         print(analyse(d))

@@ -1320,6 +1320,7 @@ fn vmpressure_counter_grows_while_the_work_is_pending_and_resets_when_it_runs_6_
     k.vmpressure_tree(w, 100);
     k.vmpressure_tree(w, 700);
     assert_eq!(k.vmpressure_tree_scanned[w.idx()], 1_400, "every page scanned while pending");
+    assert_eq!(k.vmpressure_works, [0, 1, 2], "one work kept pending; two vmpressure() calls past the window while it was (schedule_work() false)");
     k.cpu(J);
     assert_eq!((k.runq_ns, k.bound_worker_deferred, k.vmpressure_tree_scanned[w.idx()]), (10_000, 0, 0), "the run at the tick takes them all");
     k.vmpressure_tree(w, 300);
@@ -1333,6 +1334,7 @@ fn vmpressure_counter_grows_while_the_work_is_pending_and_resets_when_it_runs_6_
     let r = k.runq_ns;
     k.vmpressure_tree(w, 700);
     assert_eq!((k.runq_ns - r, k.bound_worker_deferred, k.vmpressure_tree_scanned[w.idx()]), (10_000, 0, 0), "at once: reset at the window");
+    assert_eq!(k.vmpressure_works, [1, 2, 2], "lag56's counts: preempting at once, kept, swallowed");
     // pending between quanta: a sleep there (op sleep's ttwu, a step gap, a probe's interval)
     k.eevdf_lag = 10_000_000;
     k.slice_left = 1_000_000;
@@ -1351,6 +1353,7 @@ fn vmpressure_counter_grows_while_the_work_is_pending_and_resets_when_it_runs_6_
     s.kernel.in_kswapd = true;
     s.kernel.vmpressure_tree(w, 600);
     assert_eq!(c(&s), 0, "kswapd: reset at the window");
+    assert_eq!(s.kernel.vmpressure_works, [1, 3, 3], "kswapd's window is no task's: not counted");
 }
 
 /// Through a scenario (linux-6.18, cgroup v1, 2 CPUs, no background): a writer of 128 MiB through
