@@ -649,7 +649,8 @@ pub struct HwQueue {
     pub batch_rand: u64,
     /// `[devices.X] ring_descriptors`: the descriptors of the virtio ring the requests reach
     /// beneath the device (0: none, only the tags bound what is in flight). A virtio-blk disk
-    /// without `VIRTIO_RING_F_INDIRECT_DESC` (drivers/block/virtio_blk.c 6.18 `virtblk_add_req()`
+    /// without `VIRTIO_RING_F_INDIRECT_DESC` (drivers/block/virtio_blk.c, read in 6.1 and the same
+    /// in later trees; the lab's 6.18 traced doing it, lab/validation/ct57: `virtblk_add_req()`
     /// -> `virtqueue_add_sgs()`: the header, one entry a segment from `virtblk_map_data()`, the
     /// status) gives a request its segments + 2 of them ([`RING_REQ_DESCRIPTORS`]), and the guest
     /// gets them back only in `virtblk_done()`, at the queue's interrupt. When they do not fit,
@@ -666,7 +667,7 @@ pub struct HwQueue {
 }
 
 /// What a virtio-blk request takes of its ring besides one descriptor a segment: the request
-/// header and the status byte (drivers/block/virtio_blk.c 6.18 `virtblk_add_req()`: `sgs[]` of
+/// header and the status byte (drivers/block/virtio_blk.c 6.1 `virtblk_add_req()`: `sgs[]` of
 /// `hdr`, the data's scatterlist, `status`), without indirect descriptors ([`HwQueue::ring`]).
 pub const RING_REQ_DESCRIPTORS: u64 = 2;
 
