@@ -1178,7 +1178,7 @@ impl Simulation {
             let qd = d.hw.as_ref().map_or(d.driver_depth.min(u32::MAX as u64) as u32, |h| h.queue_depth);
             let dev = dev.with_wbt(d.wbt_lat_usec, qd, true);
             let dev = match &d.hw {
-                Some(h) => dev.with_hw_queue(crate::blkdev::HwQueue::new(h.queue_depth, h.request_latency, h.request_bw, h.bw, h.request_cost).with_segments(d.segment_cost, h.max_segments).with_read_bw_batches(h.read_bw_batches.clone(), scn.boot_seed, i as u64)),
+                Some(h) => dev.with_hw_queue(crate::blkdev::HwQueue::new(h.queue_depth, h.request_latency, h.request_bw, h.bw, h.request_cost).with_segments(d.segment_cost, h.max_segments).with_ring(h.ring_descriptors).with_read_bw_batches(h.read_bw_batches.clone(), scn.boot_seed, i as u64)),
                 None => dev,
             };
             k.devices.push(dev.with_max_sectors_kb(d.max_sectors_kb).with_segment_cost(d.segment_cost).with_loop_worker(d.worker_wakeup_latency.clone(), scn.boot_seed, i as u64));

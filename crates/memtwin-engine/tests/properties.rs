@@ -257,7 +257,7 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                     devices: vec![DeviceSpec { name: "sda".into(), read_bw: 200 << 20, write_bw: 100 << 20, seek: 1_000_000, read_ahead_kb: 128, rotational: ram_mb % 3 != 1, blk_throttle: false, qemu_throttle: false,
                         // Every other machine's disk serves requests in flight together on a
                         // queue of 4 or 32 tags (blkdev.rs HwQueue).
-                        hw: (ram_mb % 2 == 0).then_some(HwQueueSpec { queue_depth: if ram_mb % 4 == 0 { 4 } else { 32 }, request_latency: 50_000, request_bw: [100 << 20, 80 << 20], bw: [200 << 20, 100 << 20], request_cost: 10_000, max_segments: 0, read_bw_batches: vec![] }),
+                        hw: (ram_mb % 2 == 0).then_some(HwQueueSpec { queue_depth: if ram_mb % 4 == 0 { 4 } else { 32 }, request_latency: 50_000, request_bw: [100 << 20, 80 << 20], bw: [200 << 20, 100 << 20], request_cost: 10_000, max_segments: 0, read_bw_batches: vec![], ring_descriptors: 0 }),
                         // and every third completes its reads in flight together.
                         complete_together: ram_mb % 3 == 0,
                         // The era's scheduler (CFQ on linux-4.4 and linux-3.13, mq-deadline

@@ -143,7 +143,7 @@ fn a_fault_run_ends_after_a_first_fault_that_slept_3_13() {
     scn.thp = true;
     scn.policies = Policies { recharge_on_pagecache_get: true, memcg_percpu_release_on_offline: true, fadvise_directory: true, zonelist_cache: true };
     scn.cgroup_version = CgroupVersion::V1;
-    scn.devices[0].hw = Some(HwQueueSpec { queue_depth: 4, request_latency: 50_000, request_bw: [100 << 20, 80 << 20], bw: [200 << 20, 100 << 20], request_cost: 10_000, max_segments: 0, read_bw_batches: vec![] });
+    scn.devices[0].hw = Some(HwQueueSpec { queue_depth: 4, request_latency: 50_000, request_bw: [100 << 20, 80 << 20], bw: [200 << 20, 100 << 20], request_cost: 10_000, max_segments: 0, read_bw_batches: vec![], ring_descriptors: 0 });
     scn.devices[0].complete_together = true;
     scn.cgroups[0].memsw_max = Some(3012721);
     scn.cgroups[1].swappiness = Some(100);

@@ -647,7 +647,29 @@ pub struct HwQueue {
     pub read_bw_batches: Vec<u64>,
     /// The state of the draws from `read_bw_batches` (seeded per boot and device).
     pub batch_rand: u64,
+    /// `[devices.X] ring_descriptors`: the descriptors of the virtio ring the requests reach
+    /// beneath the device (0: none, only the tags bound what is in flight). A virtio-blk disk
+    /// without `VIRTIO_RING_F_INDIRECT_DESC` (drivers/block/virtio_blk.c, read in 6.1 and the same
+    /// in later trees; the lab's 6.18 traced doing it, lab/validation/ct57: `virtblk_add_req()`
+    /// -> `virtqueue_add_sgs()`: the header, one entry a segment from `virtblk_map_data()`, the
+    /// status) gives a request its segments + 2 of them ([`RING_REQ_DESCRIPTORS`]), and the guest
+    /// gets them back only in `virtblk_done()`, at the queue's interrupt. When they do not fit,
+    /// `virtio_queue_rq()` stops the hardware queue and returns `BLK_STS_DEV_RESOURCE` (the request
+    /// is requeued) and `virtblk_done()`'s `blk_mq_start_stopped_hw_queues()` dispatches it again:
+    /// behind a backend that serves its ring in rounds and raises one interrupt a round
+    /// (Firecracker's `Sync` engine, [`BlockDevice::read_batch`]) the request goes in the next
+    /// round. The host runner's loop device passes its requests' segments through
+    /// (`lo_rw_aio()`'s ITER_BVEC, iomap's `bio_iov_bvec_set()`), so its 128-segment requests
+    /// (`BLK_MAX_SEGMENTS`) of order-0 pages fill the lab's 256-descriptor vda ring one at a time
+    /// (traced, lab/validation/ct57: at 448 and 185 failed dispatches the ring held one request,
+    /// p50, of 512 KiB).
+    pub ring: u64,
 }
+
+/// What a virtio-blk request takes of its ring besides one descriptor a segment: the request
+/// header and the status byte (drivers/block/virtio_blk.c 6.1 `virtblk_add_req()`: `sgs[]` of
+/// `hdr`, the data's scatterlist, `status`), without indirect descriptors ([`HwQueue::ring`]).
+pub const RING_REQ_DESCRIPTORS: u64 = 2;
 
 /// The state of one of [`HwQueue`]'s lines.
 #[derive(Clone, Debug, Default)]
@@ -662,6 +684,12 @@ pub struct HwLine {
     last_own: Nanos,
     /// The read bandwidth of the batch under way (`HwQueue::read_bw_batches`' draw; 0: none drawn).
     batch_bw: u64,
+    /// With [`HwQueue::ring`]: the descriptors the requests dispatched since the ring was last
+    /// emptied hold (`virtblk_done()` returns them at the round's end, `last_done`).
+    ring_used: u64,
+    /// With [`HwQueue::ring`]: whether the last [`HwQueue::dispatch`] waited for the round's end
+    /// (its descriptors did not fit).
+    ring_waited: bool,
 }
 
 impl HwQueue {
@@ -682,7 +710,15 @@ impl HwQueue {
             max_pages: MAX_REQUEST_PAGES,
             read_bw_batches: Vec::new(),
             batch_rand: 0,
+            ring: 0,
         }
+    }
+
+    /// The same queue over a virtio ring of `descriptors` without indirect descriptors
+    /// ([`HwQueue::ring`]; 0: none).
+    pub fn with_ring(mut self, descriptors: u64) -> Self {
+        self.ring = descriptors;
+        self
     }
 
     /// The same queue drawing each read batch's shared bandwidth from `samples` (none: `bw[0]`
@@ -736,6 +772,7 @@ impl HwQueue {
         if self.lines[line].tags.len() == depth {
             start = start.max(self.lines[line].tags.pop_front().expect("a full queue holds a tag"));
         }
+        self.ring_dispatch(line, segs, &mut start);
         let bw = self.shared_bw(line, dir, start);
         let l = &mut self.lines[line];
         l.bw_until = l.bw_until.max(start) + cost + xfer_ns(bytes, bw);
@@ -744,6 +781,40 @@ impl HwQueue {
         l.last_done = done;
         l.tags.push_back(done);
         (start, done)
+    }
+
+    /// `virtio_queue_rq()` -> `virtblk_add_req()` of a request of `segs` segments on line `line`
+    /// at `start` over the ring ([`HwQueue::ring`]; nothing without one): the ring is empty once
+    /// everything dispatched is done (`virtblk_done()` took every used buffer); else when the
+    /// request's segments + [`RING_REQ_DESCRIPTORS`] do not fit beside what the round's requests
+    /// hold (-ENOSPC), it is dispatched at the round's end (`blk_mq_start_stopped_hw_queues()` in
+    /// `virtblk_done()`; its kblockd run is not modelled) into an empty ring. A request of more
+    /// segments than the ring holds takes the whole ring (the disk's own `max_segments`, the
+    /// ring's size - 2 in `virtblk_probe()`, would have split it).
+    #[inline]
+    fn ring_dispatch(&mut self, line: usize, segs: u64, start: &mut Nanos) {
+        let ring = self.ring;
+        let l = &mut self.lines[line];
+        l.ring_waited = false;
+        if ring == 0 {
+            return;
+        }
+        let need = (segs + RING_REQ_DESCRIPTORS).min(ring);
+        if *start >= l.last_done {
+            l.ring_used = 0;
+        } else if l.ring_used + need > ring {
+            *start = l.last_done;
+            l.ring_used = 0;
+            l.ring_waited = true;
+        }
+        l.ring_used += need;
+    }
+
+    /// Whether the last [`HwQueue::dispatch`] on `line` waited for the ring's round to end
+    /// ([`HwQueue::ring`]).
+    #[inline]
+    pub fn ring_waited(&self, line: usize) -> bool {
+        self.lines[line].ring_waited
     }
 
     /// A bio of `bytes` back-merged into the last request of `line` before it started
@@ -755,7 +826,13 @@ impl HwQueue {
         let own_bw = self.request_bw[dir as usize];
         let bw = if dir == Dir::Read && !self.read_bw_batches.is_empty() && batch != 0 { batch } else { self.bw[dir as usize] };
         let seg_cost = segs * self.segment_cost;
+        let ring = self.ring;
         let l = &mut self.lines[line];
+        if ring != 0 {
+            // the merged bio's segments go in the request's scatterlist: descriptors of its own
+            // (over the ring's size, as `ring_dispatch()` caps a request: the round holds them)
+            l.ring_used = (l.ring_used + segs).min(ring);
+        }
         l.bw_until += seg_cost + xfer_ns(bytes, bw);
         l.last_own += xfer_ns(bytes, own_bw);
         let done = l.last_own.max(l.bw_until).max(l.last_done);
@@ -1329,6 +1406,9 @@ impl BlockDevice {
         let at = if merge.is_none() { self.worker.loop_queue_work(released) } else { released };
         let hw = self.hw.as_mut().expect("submit_hw() on a device with a queue");
         let done;
+        // With a ring (HwQueue::ring): the latest dispatch of the bio's requests that waited for
+        // the ring's round to end (0: none waited).
+        let mut ring_start: Nanos = 0;
         match merge {
             Some((c, n, started)) => {
                 done = hw.extend(hw_line, dir, bytes, segs);
@@ -1345,6 +1425,10 @@ impl BlockDevice {
                     off += n;
                     let rsegs = (segs as u128 * n as u128).div_ceil(pages as u128) as u64;
                     let (dispatched, d) = hw.dispatch(hw_line, dir, n * PAGE_SIZE, rsegs, at, seek);
+                    if hw.ring_waited(hw_line) {
+                        // into the next round: on the device from its dispatch there
+                        ring_start = ring_start.max(dispatched);
+                    }
                     seek = 0;
                     self.queue.push(class, d);
                     // Given to the driver, no longer mergeable, when dispatched; with a loop
@@ -1361,7 +1445,7 @@ impl BlockDevice {
         let line = if throttle { line_busy.max(released) } else { done };
         let busy = seek + xfer_ns(bytes, self.hw.as_ref().map_or(1, |h| h.bw[dir as usize]));
         self.account(dir, own_line, start + pages, line, bytes, busy);
-        (done, released)
+        (done, released.max(ring_start))
     }
 
     /// `blk_throtl_bio()` (block/blk-throttle.c, 6.18) of a bio of `bytes` in direction `dir`

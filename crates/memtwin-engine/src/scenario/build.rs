@@ -368,13 +368,21 @@ fn device_hw_queue(cx: &mut Cx, t: &mut Tab, dname: &str, kloc: &Loc, blk_thrott
         }
         n => n,
     });
+    // ct57: the virtio ring's descriptors beneath the device (HwQueue::ring)
+    let ring = t.get("ring_descriptors").and_then(|v| match get_uint(cx, v, &key("ring_descriptors")) {
+        Some(n) if n < 3 => {
+            cx.err(&v.loc, format!("{} is {n}: a virtio-blk request takes at least 3 descriptors (header, data, status)", key("ring_descriptors")), "give the virtqueue's size, e.g. 256 (this lab's vda), or drop the key");
+            None
+        }
+        n => n,
+    });
     let qr_node = t.get("queue_read_bw").map(|v| v.loc.clone());
     let qr = t.get("queue_read_bw").and_then(|v| get_bandwidth(cx, v, &key("queue_read_bw")));
     let qw_node = t.get("queue_write_bw").map(|v| v.loc.clone());
     let qw = t.get("queue_write_bw").and_then(|v| get_bandwidth(cx, v, &key("queue_write_bw")));
     // ra21: the shared read bandwidth batch by batch (HwQueue::read_bw_batches)
     let batches = t.get("queue_read_bw_batches").map(|v| bandwidth_samples(cx, v, &key("queue_read_bw_batches"))).unwrap_or_default();
-    let given = ["queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "max_segments", "queue_read_bw_batches"].into_iter().filter(|k| t.get(k).is_some()).collect::<Vec<_>>();
+    let given = ["queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "max_segments", "queue_read_bw_batches", "ring_descriptors"].into_iter().filter(|k| t.get(k).is_some()).collect::<Vec<_>>();
     if t.get("queue_depth").is_none() {
         if let Some(k) = given.first() {
             let loc = t.get(k).map(|v| v.loc.clone()).unwrap_or_else(|| kloc.clone());
@@ -402,7 +410,7 @@ fn device_hw_queue(cx: &mut Cx, t: &mut Tab, dname: &str, kloc: &Loc, blk_thrott
         bw
     };
     let request_bw = [rr.unwrap_or(bw[0]), rw.unwrap_or(bw[1])];
-    Some(HwQueueSpec { queue_depth: depth, request_latency: latency.unwrap_or(0), request_bw, bw, request_cost: cost.unwrap_or(0), max_segments: max_segs.unwrap_or(0), read_bw_batches: batches })
+    Some(HwQueueSpec { queue_depth: depth, request_latency: latency.unwrap_or(0), request_bw, bw, request_cost: cost.unwrap_or(0), max_segments: max_segs.unwrap_or(0), read_bw_batches: batches, ring_descriptors: ring.unwrap_or(0) })
 }
 
 /// `[devices.X] queue_read_bw_batches`: 1 to 10,000 bandwidths (each above 0: `get_bandwidth`).
@@ -1339,7 +1347,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 }
                 d => d,
             });
-            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle", "qemu_throttle", "queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "queue_read_bw_batches", "segment_cost", "max_segments", "max_sectors_kb", "complete_together", "scheduler", "driver_depth", "wbt_lat_usec", "worker_wakeup_latency"]);
+            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle", "qemu_throttle", "queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "queue_read_bw_batches", "segment_cost", "max_segments", "ring_descriptors", "max_sectors_kb", "complete_together", "scheduler", "driver_depth", "wbt_lat_usec", "worker_wakeup_latency"]);
             devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle, qemu_throttle, hw, complete_together, scheduler, driver_depth, max_sectors_kb, wbt_lat_usec, queue_keys_given, worker_wakeup_latency, segment_cost: segment_cost.unwrap_or(0) });
         }
     }

@@ -308,6 +308,9 @@ pub struct HwQueueSpec {
     pub request_cost: Nanos,
     /// `max_segments` (`queue/max_segments`): 0 when not given (no limit of its own).
     pub max_segments: u64,
+    /// `ring_descriptors`: the descriptors of the virtio ring beneath the device when it has no
+    /// indirect descriptors (blkdev.rs `HwQueue::ring`); 0 when not given (no ring).
+    pub ring_descriptors: u64,
     /// `queue_read_bw_batches`: samples of the read bandwidth the requests of one batch share
     /// (blkdev.rs `HwQueue::read_bw_batches`), bytes/s; empty: `bw[0]` for every batch.
     pub read_bw_batches: Vec<u64>,

@@ -1237,3 +1237,49 @@ fn a_read_behind_the_flusher_s_writes_is_served_after_them_loop_process_work_6_1
         .with_hw_queue(HwQueue::new(128, 50_000, [7_080_000_000, 4_630_000_000], [rbw, wbw], 13_000).with_max_sectors_kb(1280));
     assert!(alone.submit(Dir::Read, 0, rq, 1_000) < read / 4);
 }
+
+/// ct57: a virtio ring without indirect descriptors holds a request's segments + 2 descriptors
+/// until `virtblk_done()` takes it at the round's interrupt (drivers/block/virtio_blk.c 6.18
+/// `virtblk_add_req()`, `virtio_queue_rq()`'s -ENOSPC -> `BLK_STS_DEV_RESOURCE`,
+/// `blk_mq_start_stopped_hw_queues()` in `virtblk_done()`). On the lab's 256-descriptor vda two
+/// 128-segment requests (the loop device's order-0 requests) do not fit together: the second is
+/// dispatched when the first round ends, and opens a batch of its own on a `complete_together`
+/// device; two 20-segment requests fit and complete together; without a ring every request in
+/// flight joins the batch.
+#[test]
+fn a_request_whose_descriptors_do_not_fit_waits_for_the_round_virtio_queue_rq_6_18() {
+    use crate::blkdev::HwQueue;
+    let dev = |ring| {
+        BlockDevice::new("loop0", 4 << 30, 4 << 30, 0, 128)
+            .with_hw_queue(HwQueue::new(128, 0, [1 << 30, 1 << 30], [1 << 30, 1 << 30], 0).with_segments(0, 128).with_ring(ring))
+            .with_complete_together()
+    };
+    // 512 KiB in 128 segments (130 descriptors) each, the second issued 0.1 ms after the first
+    let mut ringed = dev(256);
+    let a = ringed.submit_read_segs(0, 128, 128, 0);
+    let ba = ringed.read_batch();
+    let b = ringed.submit_read_segs(1000, 128, 128, 100_000);
+    let bb = ringed.read_batch();
+    assert!(a > 100_000, "the first is still in the ring at the second's dispatch");
+    assert_eq!(bb, ba + 1, "the second goes in the next round: a batch of its own");
+    assert_eq!(ringed.read_batch_done(ba, a), a, "the first completes at its own round's end");
+    assert!(b >= a + (128 * 4096 * 1_000_000_000u64) / (1 << 30), "the second starts at the first round's end");
+    // without a ring (the tags only) it joins the first's batch, which then ends with it
+    let mut open = dev(0);
+    let a0 = open.submit_read_segs(0, 128, 128, 0);
+    let b0 = open.submit_read_segs(1000, 128, 128, 100_000);
+    assert_eq!(open.read_batch(), 1);
+    assert_eq!(open.read_batch_done(1, a0), b0, "one batch: the first completes with the second");
+    // 20-segment requests (large folios) fit together: one round
+    let mut few = dev(256);
+    let a1 = few.submit_read_segs(0, 128, 20, 0);
+    let b1 = few.submit_read_segs(1000, 128, 20, 100_000);
+    assert_eq!(few.read_batch(), 1);
+    assert_eq!(few.read_batch_done(1, a1), b1);
+    // once the ring's requests are done, the next finds it empty whatever their descriptors
+    let mut later = dev(256);
+    let a2 = later.submit_read_segs(0, 128, 128, 0);
+    let b2 = later.submit_read_segs(1000, 128, 128, a2 + 1);
+    assert_eq!(later.read_batch(), 2);
+    assert_eq!(b2 - (a2 + 1), a2, "alone in an empty ring: the first's own time");
+}
