@@ -361,6 +361,17 @@ impl LruvecStats {
         self.epoch = self.epoch.max(epoch);
     }
 
+    /// A flush of lruvec `v`'s memcg (`css_rstat_flush()` of a subtree holding it, outside the
+    /// periodic flush: [`crate::kernel::Kernel::mem_cgroup_flush_stats`]): its copy becomes its
+    /// counters as they are now, and stays so until its next change, which takes the copy
+    /// again (lazily, as after a periodic flush). Other lruvecs keep theirs.
+    #[inline]
+    pub fn flush_lruvec(&mut self, v: usize) {
+        if let Some(e) = self.nodes.get_mut(v) {
+            e.flushed_epoch = 0;
+        }
+    }
+
     /// `lruvec_page_state(lruvec, NR_LRU_BASE + lru)` as 6.12's reclaim reads it: the rstat
     /// copy `pn->lruvec_stats->state` of lruvec `v`'s subtree size of `lru`, as the last
     /// periodic flush left it (the exact size when no copy is kept).

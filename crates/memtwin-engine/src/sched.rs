@@ -1921,6 +1921,7 @@ impl Simulation {
             let memcg = self.tasks[ti].memcg;
             self.tasks[ti].step_memcg = memcg;
             self.tasks[ti].step_pc = self.tasks[ti].pc;
+            self.runner_reads_memory_stat(memcg);
             self.tasks[ti].snapshot = Some(Snapshot::take(&self.kernel, memcg, self.tasks[ti].times));
         }
         let user = self.kernel.cost.user_per_syscall;
@@ -2557,6 +2558,10 @@ impl Simulation {
         self.tasks[ti].gap_slept = false;
         let before = self.tasks[ti].snapshot.take().expect("snapshot taken at op start");
         let memcg = self.tasks[ti].step_memcg;
+        if ok {
+            // (A task the OOM killer chose is gone: no end snapshot of its own.)
+            self.runner_reads_memory_stat(memcg);
+        }
         let after = Snapshot::take(&self.kernel, memcg, self.tasks[ti].times);
         let mut metrics = step_metrics(&self.kernel, memcg, &before, &after, !ok);
         if self.report_unevictable {
@@ -2575,6 +2580,18 @@ impl Simulation {
             resident_pages,
             pagecache: self.kernel.nr_file_pages(),
         });
+    }
+
+    /// A real-kernel runner's read of memory.stat of the step's memcg `memcg` as it takes a step's
+    /// start or end snapshot (real.py `Cg.snapshot()`, the QEMU guest's `SNAP memory.stat`):
+    /// `mem_cgroup_flush_stats(memcg)` ([`crate::kernel::Kernel::mem_cgroup_flush_stats`]), which
+    /// on 6.12+ profiles sets the copy limit reclaim decides deactivation from. Only for a
+    /// scenario a runner records (`[validation] on`, [`crate::Scenario::runner_setup`]): the
+    /// engine's own snapshots read its counters without a flush.
+    fn runner_reads_memory_stat(&mut self, memcg: MemcgId) {
+        if self.scenario.runner_setup {
+            self.kernel.mem_cgroup_flush_stats(memcg);
+        }
     }
 
     /// `resident_pages` of the step of task `ti` that ended with op `pc`: the files its ops

@@ -2232,3 +2232,125 @@ ops = [{ op = "sleep", duration = "1ms" }]
     assert_eq!(got, want);
     assert_eq!(k.memcgs.get(a).events[MemcgEvent::Pgdeactivate as usize], want.iter().sum::<u64>());
 }
+
+/// mm/memcontrol.c (6.8+, 6.18 read) `mem_cgroup_flush_stats(memcg)` ->
+/// `__mem_cgroup_flush_stats()` -> `css_rstat_flush(&memcg->css)`: a flush of one memcg's
+/// subtree, as a read of its memory.stat makes (v1 `memcg1_stat_format()`, v2
+/// `memory_stat_format()`), sets the rstat copy 6.12+'s reclaim reads (`inactive_is_low()`'s
+/// `lruvec_page_state()`) to the counters for that memcg and those below it; its ancestors keep
+/// the copy the last periodic flush left. A later change is seen only at the next flush. On 6.1
+/// (no copy: reclaim flushes and reads exact counters) it changes nothing.
+#[test]
+fn mem_cgroup_flush_stats_6_18_sets_the_copy_of_the_subtree_only() {
+    let scn = |profile: &str| {
+        sim(&format!(
+            r#"
+[scenario]
+name = "rstat"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{profile}"
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/w"]
+size = "4M"
+[files."/s"]
+size = "8M"
+[cgroups.P]
+[cgroups."P/A"]
+[tasks.idle]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+        ))
+    };
+    let mut s = scn("linux-6.18");
+    let (p, a, w, f) = (memcg(&s, "P"), memcg(&s, "P/A"), inode(&s, "/w"), inode(&s, "/s"));
+    let k = &mut s.kernel;
+    let (vp, va) = (k.lruvec_idx(p, 0), k.lruvec_idx(a, 0));
+    read_pages(k, w, 0, 1024, a);
+    read_pages(k, w, 0, 1024, a);
+    k.lru_add_drain();
+    assert!(k.now < k.stats_flush_next, "no periodic flush yet");
+    assert_eq!(k.lru_stats.flushed_subtree_size(va, LruList::ActiveFile), 0, "the boot's copy");
+    // A's memory.stat read: A's copy is its counters, P's stays the periodic flush's.
+    k.mem_cgroup_flush_stats(a);
+    assert_eq!(k.lru_stats.flushed_subtree_size(va, LruList::ActiveFile), 1024);
+    assert_eq!(k.lru_stats.flushed_subtree_size(vp, LruList::ActiveFile), 0, "the ancestor keeps its copy");
+    // P's read flushes its subtree: P's copy too.
+    k.mem_cgroup_flush_stats(p);
+    assert_eq!(k.lru_stats.flushed_subtree_size(vp, LruList::ActiveFile), 1024);
+    // A streams 8 MiB: the copies stay the flush's until the next one.
+    read_pages(k, f, 0, 2048, a);
+    k.lru_add_drain();
+    assert_eq!(k.lru_stats.subtree_size(va, LruList::InactiveFile), 2048);
+    assert_eq!(k.lru_stats.flushed_subtree_size(va, LruList::InactiveFile), 0);
+    assert_eq!(k.lru_stats.flushed_subtree_size(va, LruList::ActiveFile), 1024);
+    k.mem_cgroup_flush_stats(a);
+    assert_eq!(k.lru_stats.flushed_subtree_size(va, LruList::InactiveFile), 2048);
+    assert_eq!(k.lru_stats.flushed_subtree_size(vp, LruList::InactiveFile), 0);
+    // 6.1: exact before and after.
+    let mut s = scn("linux-6.1");
+    let (a, w) = (memcg(&s, "P/A"), inode(&s, "/w"));
+    let k = &mut s.kernel;
+    let va = k.lruvec_idx(a, 0);
+    read_pages(k, w, 0, 1024, a);
+    read_pages(k, w, 0, 1024, a);
+    k.lru_add_drain();
+    assert_eq!(k.lru_stats.flushed_subtree_size(va, LruList::ActiveFile), 1024);
+    k.mem_cgroup_flush_stats(a);
+    assert_eq!(k.lru_stats.flushed_subtree_size(va, LruList::ActiveFile), 1024);
+}
+
+/// A real-kernel runner reads the step's memcg's memory.stat at each step's start and end
+/// (real.py `Snap`, the QEMU guest's `SNAP memory.stat`), and that read flushes its stats
+/// (`mem_cgroup_flush_stats()`, 6.8+). 6.18 host-tmpfs-tight-always (tmpfs56, traced with
+/// memcg:memcg_flush_stats and vmscan:mm_vmscan_lru_shrink_active): the write step's closing read
+/// flushed the memcg with its PMD folios on the active list (activated by their second 1M write),
+/// and the read step's limit reclaim then found `inactive_is_low()` in that copy and deactivated one
+/// PMD folio a `shrink_lruvec()` (`shrink_active_list(SWAP_CLUSTER_MAX)`, a folio's 512 pages
+/// filling it), all 31 (15,872 pages) within 0.5 s, before the next periodic flush. The same
+/// scenario without a runner (no `[validation] on`): nothing flushed the copy since boot, the
+/// reclaim sees no active pages and deactivates none.
+#[test]
+fn runner_memory_stat_read_flushes_and_reclaim_deactivates_6_18() {
+    let text = r#"
+[scenario]
+name = "flush"
+[machine]
+ram = "1G"
+cpus = 2
+swap = "64M"
+[kernel]
+profile = "linux-6.18"
+cgroup = "v1"
+[devices.sda]
+read_bw = "500M"
+write_bw = "400M"
+[mounts."/mnt/t"]
+fs = "tmpfs"
+huge = "always"
+[files."/mnt/t/f"]
+size = "0"
+[cgroups.A]
+"memory.limit_in_bytes" = "16M"
+[tasks.t]
+cgroup = "A"
+ops = [
+  { op = "write", file = "/mnt/t/f", length = "32M", bufsize = "1M", create = true, step = "write" },
+  { op = "read", file = "/mnt/t/f", step = "read" },
+]
+"#;
+    let plain = sim(text).run(&mut |_, _| true).unwrap();
+    let hosted = sim(&format!("{text}[validation]\non = \"host\"\n")).run(&mut |_, _| true).unwrap();
+    for r in [&plain, &hosted] {
+        let pmd = step_metric(r, "write", "vmstat.thp_file_alloc");
+        assert!(pmd >= 4.0, "PMD folios in the write: {pmd}");
+        assert_eq!(step_metric(r, "write", "vmstat.pgactivate"), pmd * 512.0, "each activated by its second 1M write");
+        assert_eq!(step_metric(r, "write", "vmstat.pgdeactivate"), 0.0, "the copy reclaim reads in the write: the boot's");
+    }
+    assert_eq!(step_metric(&plain, "read", "vmstat.pgdeactivate"), 0.0);
+    let pmd = step_metric(&hosted, "write", "vmstat.thp_file_alloc");
+    assert_eq!(step_metric(&hosted, "read", "vmstat.pgdeactivate"), pmd * 512.0, "every PMD folio deactivated");
+}
