@@ -769,22 +769,7 @@ impl Kernel {
         let folio_memcg = self.pages[head].memcg;
         let memcg = if self.profile.account_xa_nodes && folio_memcg != MemcgId::NONE { folio_memcg } else { MemcgId::NONE };
         let memcg = if memcg != MemcgId::NONE && !self.memcg_kmem_charge_gfp(memcg, span as u64 * RADIX_TREE_NODE_SIZE, false) { MemcgId::NONE } else { memcg };
-        let m = &mut self.mappings[inode.idx()];
-        for c in first..first + span {
-            let x = m.node_mut(c).expect("a folio's chunks have host leaves");
-            debug_assert!(x.multi as u32 == order && x.pages as usize == XA_CHUNK_SIZE);
-            x.multi = 0;
-            x.charged = memcg;
-            x.slab = true;
-        }
-        let a = m.xa.shift6_mut(first).expect("a multi-index entry has its node");
-        a.pages -= span as u8;
-        if a.pages + a.shadows == 0 {
-            self.xa_shift6_uncharge(inode, first);
-        }
-        for _ in 0..span {
-            self.radix_tree_node_alloc();
-        }
+        self.xas_split_into_leaves(inode, first, order, memcg, false);
         self.workingset_update_shift6(inode, first, folio_memcg);
     }
 
@@ -1007,6 +992,36 @@ impl Kernel {
         }
     }
 
+    /// `xas_split()`'s part common to both splits of a multi-index entry of `order` (6..=11)
+    /// whose first chunk is `base` ([`Kernel::xas_split_folio_multi`]: a resident folio;
+    /// [`Kernel::xas_split_multi`]: a shadow, `shadows`): its `1 << (order - 6)` slots become
+    /// leaves of their own (charged to `memcg`, NONE for uncharged), the shift-6 node's `count`
+    /// of resident or `nr_values` of shadow slots down by as many (its node uncharged once it
+    /// holds no multi-index entry), and the new leaves allocated from the node cache.
+    fn xas_split_into_leaves(&mut self, inode: InodeId, base: u32, order: u32, memcg: MemcgId, shadows: bool) {
+        let span = 1u32 << (order - XA_CHUNK_SHIFT);
+        let m = &mut self.mappings[inode.idx()];
+        for c in base..base + span {
+            let x = m.node_mut(c).expect("a multi-index entry's slots have host leaves");
+            debug_assert!(x.multi as u32 == order && if shadows { x.shadows } else { x.pages } as usize == XA_CHUNK_SIZE);
+            x.multi = 0;
+            x.charged = memcg;
+            x.slab = true;
+        }
+        let a = m.xa.shift6_mut(base).expect("a multi-index entry has its node");
+        if shadows {
+            a.shadows -= span as u8;
+        } else {
+            a.pages -= span as u8;
+        }
+        if a.pages + a.shadows == 0 {
+            self.xa_shift6_uncharge(inode, base);
+        }
+        for _ in 0..span {
+            self.radix_tree_node_alloc();
+        }
+    }
+
     /// `xas_split_alloc()` + `xas_split()` (lib/xarray.c, 6.1; called from
     /// `__filemap_add_folio()`): a folio smaller than order 6 added where the shift-6 node
     /// above `chunk` holds a multi-index shadow of order `k` (6..=11): `1 << (k - 6)` leaves
@@ -1033,22 +1048,7 @@ impl Kernel {
             return true;
         }
         let base = chunk & !(span - 1);
-        let m = &mut self.mappings[inode.idx()];
-        for c in base..base + span {
-            let x = m.node_mut(c).expect("a multi-index entry's slots have host leaves");
-            debug_assert!(x.multi as u32 == k && x.shadows as usize == XA_CHUNK_SIZE);
-            x.multi = 0;
-            x.charged = memcg;
-            x.slab = true;
-        }
-        let a = m.xa.shift6_mut(chunk).expect("a multi-index entry has its node");
-        a.shadows -= span as u8;
-        if a.pages + a.shadows == 0 {
-            self.xa_shift6_uncharge(inode, chunk);
-        }
-        for _ in 0..span {
-            self.radix_tree_node_alloc();
-        }
+        self.xas_split_into_leaves(inode, base, k, memcg, true);
         for c in base..base + span {
             self.workingset_update_node(inode, c << XA_CHUNK_SHIFT, memcg);
         }
