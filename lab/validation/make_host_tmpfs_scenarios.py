@@ -47,7 +47,7 @@ Run from the repository root: python3 lab/validation/make_host_tmpfs_scenarios.p
 """
 import os
 
-from scenario_text import MIB, OUT, head, tol, with_recording_set
+from scenario_text import MIB, OUT, READER_WINDOW, check_quiet_set, head, tol, with_recording_set
 
 PENDING_OUT = os.path.join(os.path.dirname(OUT), "validation-pending")
 
@@ -64,9 +64,15 @@ RECORDED = {
     "host-tmpfs-loose-within": "2026-12-01 06:34-06:43 UTC, host load 9.5-12.7 (loaded: other helpers' work)",
     # the tight sets re-recorded after the runner's cleanup fix (the first tight-never run's swapoff
     # failed, see the load file), the three interleaved
-    "host-tmpfs-tight-never": "2026-12-01 06:47-06:53 UTC, host load 5.2-10.2 (loaded: other helpers' work)",
-    "host-tmpfs-tight-always": "2026-12-01 06:48-06:54 UTC, host load 5.8-11.9 (loaded: other helpers' work)",
-    "host-tmpfs-tight-within": "2026-12-01 06:49-06:56 UTC, host load 6.6-13.7 (loaded: other helpers' work)",
+    "host-tmpfs-tight-never": ("2026-12-02 16:55-17:13 UTC on 6.18.44-fc-v1045, a quiet host (1-minute load 0.74-1.31, the s56q "
+                               "set: lab/validation/tmpfs56q); the loaded set of 2026-12-01 06:47-06:53 (load 5.2-10.2) kept "
+                               "in real/ as NAME.json and NAME-run2..3.json, not compared"),
+    "host-tmpfs-tight-always": ("2026-12-02 16:55-17:13 UTC on 6.18.44-fc-v1045, a quiet host (1-minute load 0.74-1.31, the s56q "
+                                "set: lab/validation/tmpfs56q); the loaded set of 2026-12-01 06:48-06:54 (load 5.8-11.9) kept "
+                                "in real/ as NAME.json and NAME-run2..3.json, not compared"),
+    "host-tmpfs-tight-within": ("2026-12-02 16:55-17:13 UTC on 6.18.44-fc-v1045, a quiet host (1-minute load 0.74-1.31, the s56q "
+                                "set: lab/validation/tmpfs56q); the loaded set of 2026-12-01 06:49-06:56 (load 6.6-13.7) kept "
+                                "in real/ as NAME.json and NAME-run2..3.json, not compared"),
 }
 
 # Not compared: elapsed_s (a loaded host: the runner marks its times not comparable). Seen, for
@@ -112,10 +118,29 @@ RECORDED = {
 # area a file fixes always's read1 but puts tight-within's write out (the README: completions before the
 # split folio's putback). tight-never is out on read2's shmem (-10.2%; pswpout +7.1% in tolerance now),
 # unexplained (no large folios there; the flush changes nothing in it).
-PENDING = {"host-tmpfs-tight-never", "host-tmpfs-tight-always", "host-tmpfs-tight-within"}
-PENDING_NOTE = ("# In validation-pending (make_host_tmpfs_scenarios.py PENDING): under the 64M limit the engine's small-order\n"
-                "# tmpfs charges after a failed large one followed the kernel's only once a tmpfs write marked a large folio\n"
-                "# once (tmpfs21, 2026-12-02); what is still out, and why as far as measured: see the generator.\n")
+#
+# s56q (the lead, 2026-12-02 16:55-17:13 UTC, session s56): the three tight scenarios recorded anew on a quiet host
+# by host-set-rule.md 1 (lab/validation/tmpfs56q: rec.sh, rec.log; six rounds, the three in turn, one run per hold of
+# both locks, the runner at nice -10, nothing else running: 1-minute load 0.74-1.31 at every start and end, every rc
+# 0), on 6.18.44-fc-v1045, after tmpfs56's flush. That set is each tight scenario's compared set (QUIET_SETS below;
+# the loaded 2026-12-01 set of three stays in real/, not compared). Against it (tmpfs56q/robust.txt, host-set-rule.md
+# 2-3: validate's inputs, the seed blocks from 6, 12 and 18, and the reader's cost, the device window and the
+# anonymous costs each scaled 0.97-1.03): tight-never and tight-always are within on every metric at all 22 points
+# (the engine's figures do not move at any of them: no timing in what these scenarios compare), so both move to
+# scenarios/validation (host-set-rule.md 4). The loaded set's outs above (always's read1 pswpout and shmem, read2
+# shmem; never's read2 shmem) were the loaded kernel's: the quiet kernel's medians are the engine's within 0.8-2.8% on
+# pswpout. tight-within is out on its write step at all 22 (memcg file/shmem 66,846,720 against the quiet kernel's
+# 54,362,112, +23.0%; pswpout 16,448 against 19,496, -15.6%), where the loaded set had it within: the quiet kernel
+# swaps more of the file out while writing it. tmpfs56's found-not-fixed mechanism points the same way (the host's
+# swap file makes 6.18 split a large folio at swap-out where the engine writes it whole: with the area a file the
+# engine gave 50.6 MB and 20,416 against the loaded set), not tried against this set: within stays pending.
+QUIET_SETS = {f"host-tmpfs-tight-{m}": 6 for m in ("never", "always", "within")}
+QUIET_TAG = "s56q"
+QUIET_KERNEL = "6.18.44-fc-v1045"
+PENDING = {"host-tmpfs-tight-within"}
+PENDING_NOTE = ("# In validation-pending (make_host_tmpfs_scenarios.py PENDING): against its quiet set (s56q) the write step is\n"
+                "# out (memcg file/shmem +23.0%, pswpout -15.6%: the quiet kernel swaps more of the file out while writing it);\n"
+                "# what is known of why: see the generator.\n")
 
 # Known disagreements, each with its measured cause ([[validation.known_out]]).
 KNOWN_OUT = {}
@@ -148,7 +173,8 @@ def main():
                 text = text.replace("cpus = 2\n", f'cpus = 2\nswap = "{swap}"\n', 1)
             if name in RECORDED:
                 text = text.replace("\n\n[scenario]", f"\n# Recorded {RECORDED[name]}\n\n[scenario]", 1)
-            text = text.replace("\n\n[scenario]", "\n# elapsed_s not compared (a loaded host; see make_host_tmpfs_scenarios.py)\n"
+            text = text.replace("\n\n[scenario]", ("\n# elapsed_s not compared (see make_host_tmpfs_scenarios.py)\n" if name in QUIET_SETS
+                                                 else "\n# elapsed_s not compared (a loaded host; see make_host_tmpfs_scenarios.py)\n")
                                 + (PENDING_NOTE if name in PENDING else "") + "\n[scenario]", 1)
             body = f"""
 [mounts."/mnt/t"]
@@ -172,8 +198,15 @@ ops = [
 """
             metrics = METRICS + (SWAP_METRICS if swap else [])
             with open(os.path.join(PENDING_OUT if name in PENDING else OUT, name + ".toml"), "w") as f:
-                f.write(with_recording_set(text + body + tol(name, "host", metrics) + known(name), name,
-                                           RECORDING_SETS.get(name), "run", "a recording set of host runs"))
+                if name in QUIET_SETS:
+                    f.write(with_recording_set(text + body + tol(name, "host", metrics) + known(name), name,
+                                               QUIET_SETS[name], QUIET_TAG, "a quiet recording set of host runs", numbered=True))
+                else:
+                    f.write(with_recording_set(text + body + tol(name, "host", metrics) + known(name), name,
+                                               RECORDING_SETS.get(name), "run", "a recording set of host runs"))
+    for name in QUIET_SETS:
+        check_quiet_set(QUIET_TAG, {name: QUIET_SETS[name]}, lambda n: PENDING_OUT if n in PENDING else OUT,
+                        READER_WINDOW, kernel=QUIET_KERNEL)
 
 
 if __name__ == "__main__":
