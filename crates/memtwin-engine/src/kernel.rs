@@ -28,6 +28,13 @@ pub struct IoAcct {
     pub misses: u64,
 }
 
+/// [`Kernel::vmpressure_works`]' slot of the windows whose kworker preempted the task at once.
+pub const VMP_WORK_PREEMPTED: usize = 0;
+/// [`Kernel::vmpressure_works`]' slot of the windows whose work stayed pending behind the task.
+pub const VMP_WORK_KEPT: usize = 1;
+/// [`Kernel::vmpressure_works`]' slot of the windows swallowed by a work still pending.
+pub const VMP_WORK_SWALLOWED: usize = 2;
+
 /// The whole simulated kernel.
 #[derive(Debug)]
 pub struct Kernel {
@@ -235,9 +242,10 @@ pub struct Kernel {
     /// [`crate::sched::wakeup_preempt_stale_mean`]); None: never.
     pub preempt_stale: Option<Nanos>,
     /// A task's vmpressure windows ([`Kernel::vmpressure_tree`]) by what became of their work
-    /// (lag56, counted for the engine's statistics, `EngineStats::vmpressure_works`): its kworker
-    /// preempted the task at once, it stayed pending behind the task (kept), or the window came
-    /// while the work was still pending (`queue_work()` false: swallowed into that one run).
+    /// (lag56, counted for the engine's statistics, `EngineStats::vmpressure_works`), in the slots
+    /// [`VMP_WORK_PREEMPTED`] (its kworker preempted the task at once), [`VMP_WORK_KEPT`] (it
+    /// stayed pending behind the task) and [`VMP_WORK_SWALLOWED`] (the window came while the work
+    /// was still pending: `queue_work()` false, swallowed into that one run).
     pub vmpressure_works: [u64; 3],
     /// The running task's sleep about to start ([`Kernel::wait_until`]) is ended by a write
     /// completion's `folio_end_writeback()` (set by [`Kernel::woken_by_end_io`], taken by the sleep).
@@ -1050,7 +1058,7 @@ impl Kernel {
                 // the work is still pending from an earlier window (`queue_work()` returns false:
                 // nothing is woken, review50 M2); its one run is the deferred wait's, and the
                 // counter grows on until that run takes it (`vmpressure_work_fn()`)
-                self.vmpressure_works[2] += 1;
+                self.vmpressure_works[VMP_WORK_SWALLOWED] += 1;
                 return;
             }
             let others = self.bg_load + self.runner_sampler;
@@ -1067,7 +1075,11 @@ impl Kernel {
             };
             self.now += wait;
             self.runq_ns += wait;
-            self.vmpressure_works[if wait > 0 { 0 } else { 1 }] += u64::from(wait > 0 || later > 0);
+            if wait > 0 {
+                self.vmpressure_works[VMP_WORK_PREEMPTED] += 1;
+            } else if later > 0 {
+                self.vmpressure_works[VMP_WORK_KEPT] += 1;
+            }
             if wait > 0 {
                 // the kworker's wake-up preempted the task, which ran on to its next preemption
                 // point on the wake-up's rq clock: schedstat counts that run as waiting too (pre23)
