@@ -25,7 +25,7 @@ def lines(d):
     f = open(p) if os.path.exists(p) else lzma.open(p + '.xz', 'rt')
     with f:
         for ln in f:
-            if ln[:2] in ('Q ', 'W ', 'X ', 'Y ', 'I ', 'O ', 'S '):
+            if ln[:2] in ('Q ', 'W ', 'X ', 'Y ', 'I ', 'O ', 'S ', 'T ', 'V '):
                 yield ln.split()
 
 
@@ -61,8 +61,15 @@ def analyse(d):
     wakes = defaultdict(list)  # kpid -> [wake dict]
     pendingwake = {}
     lastq = {}                 # cpu -> last Q line (the work a wake-up came with)
+    ticks, vwakes, wsleeps = defaultdict(list), defaultdict(list), defaultdict(list)
     for e in ev:
         k = e[0]
+        if k == 'T':
+            ticks[e[2]].append(int(e[1]))
+        elif k == 'V':
+            vwakes[e[-1]].append((int(e[1]), ' '.join(e[4:-1])))
+        elif k == 'S' and e[3] == writer and e[e.index(e[3]) + 2] not in ('0', '256'):
+            wsleeps[e[2]].append(int(e[1]))
         if k == 'Q':
             lastq[e[2]] = e
         elif k == 'W':
@@ -86,7 +93,7 @@ def analyse(d):
             lag = avg(zero, sw, swt, vr, W0) - vr
             r = {'t': int(e[1]), 'cpu': e[2], 'lag_pick': lag, 'se0': se, 'works': [], 'nrq': nrq,
                  'prev_state': int(e[e.index('|') - 1]),
-                 'wake': pendingwake.pop(kp, None), 'prev': e[6]}
+                 'wake': pendingwake.pop(kp, None), 'prev': e[5]}
             cur[kp] = r
         elif k == 'X':
             r = cur.get(e[3])
@@ -143,6 +150,7 @@ def analyse(d):
         # wake-ups of this kworker in the step: by the work that came with it
         ws = [w for w in wakes[kp] if t0 <= w['t'] <= t1 + 5_000_000]
         bywork = defaultdict(list)
+        ended, gains = {}, {}
         for r in rs:
             w = r['wake']
             if w is None or 'lag_sleep' not in r:
@@ -150,9 +158,23 @@ def analyse(d):
             on = w['on']
             on = '' if on is None else ('/on:writer' if on == writer else ('/on:idle' if on == '0' else '/on:other'))
             key = (w['work'], ('writer' if w['wpid'] == writer else ('python3' if w['waker'] == 'python3' else 'other')) + on)
+            if key[0] == 'vmpressure_work_fn' and w['wpid'] == writer:
+                # clock56: a preempting wake-up is switched to within ~1 ms, a kept one at a tick 1.4-5.4 ms on
+                key = (key[0] + (' <1ms' if r['t'] - w['t'] < 1_000_000 else ' >=1ms'), key[1])
             prev = w['prev'][1] if w['prev'] else None
             bywork[key].append((prev, r['lag_pick'], r['t'] - w['t'], r['run'], r['lag_sleep'], r['delayed'],
                                 r['prev'] == writer and r['prev_state'] == 256))
+            if key[0] == 'vmpressure_work_fn >=1ms' and (ticks or vwakes):
+                # what ended the wait: the last tick or other wake-up on the CPU before the pick (both run
+                # update_curr(), which reschedules once protect_slice() is over), or the writer's sleep
+                c, tw, tp = r['cpu'], w['t'], r['t']
+                lt = max((t for t in ticks[c] if tw < t < tp), default=None)
+                lv = max((v for v in vwakes[c] if tw < v[0] < tp), default=None)
+                sl = any(tw < t <= tp for t in wsleeps[c])
+                how = 'writer slept' if sl or r['prev'] != writer else (
+                    'tick' if lt is not None and (lv is None or lt > lv[0]) else ('wake-up ' + lv[1] if lv else 'none'))
+                ended.setdefault(kp, Counter())[how.split('/')[0]] += 1
+                gains.setdefault(kp, []).append((how, (tp - (lt if how == 'tick' else tp)) / 1e3, r['lag_pick'] - (prev or 0)))
         print('   wake-ups by (work queued just before, waker): n | lag at wake (saved vlag) median | wait wake->pick '
               'median / mean us | lag at pick median | run median / mean us | lag at sleep median | delayed at sleep | '
               'gain (pick - wake) mean | lag change wake->sleep mean, sum (ms) | picked by preempting the writer (R+)')
@@ -166,6 +188,13 @@ def analyse(d):
                   f'{mean([x[2] for x in v]):7.1f} | {med([x[1] for x in v]):8.1f} | {med([x[3] for x in v]):6.1f} / '
                   f'{mean([x[3] for x in v]):6.1f} | {med([x[4] for x in v]):8.1f} | {sum(x[5] for x in v):3d} | '
                   f'{mean(gain):8.1f} | {mean(chg):8.1f}, {sum(chg) / 1e6:7.2f} | {sum(x[6] for x in v)}')
+        if kp in ended:
+            print('   kept vmpressure wake-ups (>=1 ms to the pick), what preceded the pick: ' +
+                  ', '.join(f'{h} {n}' for h, n in ended[kp].most_common()))
+            tk = [g for g in gains[kp] if g[0] == 'tick']
+            if tk:
+                print(f'     after a tick: pick {statistics.median([g[1] for g in tk]):.1f} us after it (median); lag '
+                      f'gain wake->pick mean {statistics.mean([g[2] for g in tk]) / 1e3:.1f} us')
         # segments between two vmpressure works: the runs after the run holding vmpressure work i up to and
         # including the run holding work i+1
         idx = [i for i, r in enumerate(rs) if 'vmpressure_work_fn' in r['works']]
