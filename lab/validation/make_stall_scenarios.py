@@ -548,7 +548,7 @@ def hog_swap():
     desc = "a 512M copy, a 160M anonymous hog touched twice and a 16M mmap probe every 5 ms in a 128M memcg, a 512M swap file"
     text = HEAD.format(name=name, what=what, desc=desc, note=HOG_NOTE + HOG_RESULT,
                        recorded=recorded_said(name), sdir="validation-pending")
-    text = text.replace('cpus = 2\n', 'cpus = 2\nswap = "512M"\n', 1)
+    text = text.replace('cpus = 2\n', 'cpus = 2\nswap = "512M"\nswap_file = true\n', 1)
     body = f"""
 [files."/data/src"]
 size = "512M"

@@ -652,6 +652,7 @@ seed = 0
 ram = "24G"
 cpus = 2
 swap = "256M"
+swap_file = true
 {machine_extra}
 [kernel]
 profile = "linux-6.18"

@@ -435,6 +435,10 @@ def check_plan(plan: dict, knobs: Optional[dict] = None, guest: Optional[str] = 
     if not mach.get("swap") and any(c.get("swap_max") is not None or c.get("memsw_max") is not None for c in plan["cgroups"]):
         raise RealError("a cgroup limits swap (memory.swap.max / memory.memsw.limit_in_bytes) but the machine has no swap\n"
                         "  fix: give the machine [machine] swap = SIZE, or drop the swap limit")
+    if mach.get("swap") and mach.get("swap_file"):
+        raise RealError("[machine] swap_file = true: the qemu runner's swap area is the guest's /dev/vdb, a block device, "
+                        "not a swap file (the twin would model another kind of area than the guest swaps to)\n"
+                        "  fix: drop swap_file for --on qemu, or run the scenario --on host")
     if mach["ram"] < (256 << 20):
         raise RealError(f"[machine] ram = {mach['ram'] >> 20} MiB: a guest needs at least 256 MiB\n  fix: ram = \"512M\" or more")
     try:

@@ -1895,6 +1895,10 @@ class HostRun:
                 raise RealError(f"mount -t debugfs failed: {r.stderr.strip()}\n  fix: drop [machine] zswap for the host run")
             self.mounted.append(dbg)
             self.plan["_zswap_debug"] = os.path.join(dbg, "zswap")
+        if not self.plan["machine"].get("swap_file"):
+            self.notes.append("the host's swap area is a swap file on the run's image, where the scenario models a block device "
+                              "([machine] swap_file = false): 6.14+ kernels swap a large tmpfs folio whole only to a block device "
+                              "(set swap_file = true in [machine] to model this run's area)")
         self.swapfile = path
         self._owner()
         r = subprocess.run(["swapon", path], capture_output=True, text=True)

@@ -245,6 +245,17 @@ def test_swap_limits_reach_the_guest(tmp_path):
         qemu.check_plan(plan)
 
 
+def test_a_swap_file_is_refused_on_qemu(tmp_path):
+    # the guest swaps to /dev/vdb: a scenario whose area is a swap file is the host runner's
+    plan = _scn(tmp_path).doc.plan(None, ["machine.swap=256M", "machine.swap_file=true"])
+    assert plan["machine"]["swap_file"] is True
+    with pytest.raises(RealError, match=r"swap_file = true: the qemu runner's swap area is the guest's /dev/vdb(.|\n)*  fix: drop swap_file"):
+        qemu.check_plan(plan)
+    plan = _scn(tmp_path).doc.plan(None, ["machine.swap=256M"])
+    assert plan["machine"]["swap_file"] is False
+    qemu.check_plan(plan)
+
+
 def test_v1_memsw_and_swappiness_reach_the_guest(tmp_path):
     p = tmp_path / "v1.toml"
     p.write_text(TINY.replace('cgroup = "v2"', 'cgroup = "v1"').replace('"memory.max"', '"memory.limit_in_bytes"') % "")

@@ -1305,6 +1305,9 @@ impl Simulation {
             // swapon: "if (p->bdev && bdev_nonrot(p->bdev)) p->flags |= SWP_SOLIDSTATE; else
             // atomic_inc(&nr_rotate_swap)".
             area.solidstate = !scn.devices[d].rotational;
+            // claim_swapfile(): only a block device's inode sets SWP_BLKDEV (a swap file's
+            // `si->bdev` is its file system's, so SWP_SOLIDSTATE above holds for both).
+            area.blkdev = !scn.machine.swap_file;
             k.swap = Some(area);
             k.zswap = scn.machine.zswap.map(crate::zswap::Zswap::new);
             // swapon -> enable_swap_slots_cache() (4.11-6.14): one cache per CPU

@@ -227,6 +227,7 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                         dma32: if ram_mb % 3 == 0 { (ram_mb / 4) << 20 } else { 0 },
                         swap: if ram_mb % 4 < 2 { (ram_mb / 2) << 20 } else { 0 },
                         swap_device: Some(0),
+                        swap_file: ram_mb % 8 == 1,
                         // zswap in front of the swap on the profiles whose zswap is modelled
                         // (linux-6.1, linux-5.17), with a pool limit of 1-3% of RAM so that
                         // the pool fills and writes back.

@@ -27,6 +27,7 @@ fn scenario(c0: (u64, u64), c1: (Option<u64>, u64), sizes: &[u64], tasks: Vec<Ve
             dma32: 0,
             swap: 0,
             swap_device: Some(0),
+            swap_file: false,
             zswap: None,
             boot_percpu: 1 << 20,
             boot_slab: 8 << 20,

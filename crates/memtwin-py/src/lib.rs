@@ -310,6 +310,7 @@ impl Doc {
         m.set_item("cpus", scn.machine.cpus)?;
         m.set_item("nodes", scn.machine.nodes)?;
         m.set_item("swap", scn.machine.swap)?;
+        m.set_item("swap_file", scn.machine.swap_file)?;
         if let Some(z) = scn.machine.zswap {
             // /sys/module/zswap/parameters/* for the real runners.
             let zd = PyDict::new(py);

@@ -758,13 +758,14 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     }
 
     // [machine]
-    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![], cpu_slowdown: 1, copy_slowdown: None, wakeup_latency: vec![], kworker_wakeup_latency: vec![], vcpu_stall: None, background_runnable: 0, autogroup: None, host_cost: Default::default(), submit_io_slowdown: None, nonmovable_free: None };
+    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, swap_file: false, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![], cpu_slowdown: 1, copy_slowdown: None, wakeup_latency: vec![], kworker_wakeup_latency: vec![], vcpu_stall: None, background_runnable: 0, autogroup: None, host_cost: Default::default(), submit_io_slowdown: None, nonmovable_free: None };
     let mut reserved = None;
     let mut node_reserved_loc: Option<Loc> = None;
     let mut swap_loc: Option<Loc> = None;
     let mut swap_dev_name: Option<(String, Loc)> = None;
     let mut host_window_loc: Option<Loc> = None;
     let mut zswap_loc: Option<Loc> = None;
+    let mut swap_file_loc: Option<Loc> = None;
     // machine.zswap.zpool as given (checked against the profile's era below), and the keys
     // 6.18 no longer has
     let mut zswap_zpool: Option<(String, Loc)> = None;
@@ -856,6 +857,10 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 }
                 if let Some(v) = t.get("swap_device") {
                     swap_dev_name = get_str(cx, v, "machine.swap_device").map(|s| (s.to_string(), v.loc.clone()));
+                }
+                if let Some(v) = t.get("swap_file") {
+                    machine.swap_file = get_bool(cx, v, "machine.swap_file").unwrap_or(false);
+                    swap_file_loc = Some(v.loc.clone());
                 }
                 if let Some(v) = t.get("boot_percpu") {
                     machine.boot_percpu = get_size(cx, v, "machine.boot_percpu").unwrap_or(0);
@@ -1196,7 +1201,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         None => {}
                     }
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "vcpu_stall", "vcpu_stall_interval", "background_runnable", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "reclaim_call_spans", "loop_read_window", "loop_read_window_spans", "loop_worker_run", "vmpressure_work_run", "end_io_work_run", "preempt_resched_run", "preempt_resched_runs", "runner_sampler", "anon_fault_ns", "clear_page_ns", "zap_page_ns", "submit_io_slowdown", "nonmovable_free"]);
+                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "swap_file", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "vcpu_stall", "vcpu_stall_interval", "background_runnable", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "reclaim_call_spans", "loop_read_window", "loop_read_window_spans", "loop_worker_run", "vmpressure_work_run", "end_io_work_run", "preempt_resched_run", "preempt_resched_runs", "runner_sampler", "anon_fault_ns", "clear_page_ns", "zap_page_ns", "submit_io_slowdown", "nonmovable_free"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),
@@ -1398,6 +1403,9 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 }
             }
         }
+    }
+    if let (true, 0, Some(loc)) = (machine.swap_file, machine.swap, &swap_file_loc) {
+        cx.err(loc, "machine.swap_file = true but the machine has no swap: it says what kind of swap area machine.swap is", "add swap = \"256M\" to [machine], or drop swap_file");
     }
     // The swap area's device: named, or the only one.
     if machine.swap > 0 {

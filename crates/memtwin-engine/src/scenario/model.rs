@@ -103,6 +103,12 @@ pub struct Machine {
     pub swap: u64,
     /// Index into `devices` of the device holding the swap area.
     pub swap_device: Option<usize>,
+    /// `[machine] swap_file`: the swap area is a swap file on that device's file system
+    /// (`swapon` of a regular file, as the host runner makes it: `claim_swapfile()` leaves
+    /// `SWP_BLKDEV` unset), not the block device itself (the QEMU guest's /dev/vdb). The
+    /// difference the engine models: 6.12+ shmem swap-out of a large folio whole
+    /// ([`crate::shmem::ShmemSwapOut`]).
+    pub swap_file: bool,
     /// zswap in front of the swap area (`[machine] zswap`), `None` when not asked for.
     pub zswap: Option<crate::zswap::ZswapParams>,
     /// /proc/meminfo `Percpu` at the start of the experiment, bytes.

@@ -193,8 +193,13 @@ fn huge_is_refused_before_4_8_and_bad_values_are_named() {
 /// A tmpfs file on a `huge=` mount in memcg A (256M) of a machine with 256M of swap on sda
 /// (`rotational` as given).
 fn tmpfs_swap(profile: &str, huge: &str, rotational: bool) -> Simulation {
+    tmpfs_swap_area(profile, huge, rotational, false)
+}
+
+/// As [`tmpfs_swap`], the swap area a swap file (`[machine] swap_file`) when `file`.
+fn tmpfs_swap_area(profile: &str, huge: &str, rotational: bool, file: bool) -> Simulation {
     sim(&format!(
-        "[scenario]\nname = \"shmem-swap\"\n[machine]\nram = \"1G\"\nswap = \"256M\"\n[kernel]\nprofile = \"{profile}\"\n[devices.sda]\nread_bw = \"500M\"\nwrite_bw = \"400M\"\nrotational = {rotational}\n[mounts.\"/t\"]\nfs = \"tmpfs\"\nhuge = \"{huge}\"\n[files.\"/t/f\"]\nsize = \"0\"\n[cgroups.A]\n\"memory.max\" = \"256M\"\n[tasks.t]\nops = [{{ op = \"sleep\", duration = \"1ms\" }}]\n"
+        "[scenario]\nname = \"shmem-swap\"\n[machine]\nram = \"1G\"\nswap = \"256M\"\nswap_file = {file}\n[kernel]\nprofile = \"{profile}\"\n[devices.sda]\nread_bw = \"500M\"\nwrite_bw = \"400M\"\nrotational = {rotational}\n[mounts.\"/t\"]\nfs = \"tmpfs\"\nhuge = \"{huge}\"\n[files.\"/t/f\"]\nsize = \"0\"\n[cgroups.A]\n\"memory.max\" = \"256M\"\n[tasks.t]\nops = [{{ op = \"sleep\", duration = \"1ms\" }}]\n"
     ))
 }
 
@@ -280,11 +285,17 @@ fn a_tmpfs_huge_page_goes_to_swap_whole_on_6_18_unless_a_swap_file_or_i_size_is_
     assert_eq!((s.kernel.shmem_stat.thp_swpout, s.kernel.shmem_stat.thp_split_page), (1, 0), "a rotational block device");
     assert_invariants(&s.kernel);
 
-    let mut s = tmpfs_swap("linux-6.18", "always", true);
-    s.kernel.swap.as_mut().unwrap().blkdev = false;
+    let mut s = tmpfs_swap_area("linux-6.18", "always", true, true);
+    assert!(!s.kernel.swap.as_ref().unwrap().blkdev, "swap_file = true: claim_swapfile() of a regular file, no SWP_BLKDEV");
     write(&mut s, 0, 4 << 20);
     reclaim_folio(&mut s, 0);
     assert_eq!((s.kernel.shmem_stat.thp_swpout, s.kernel.shmem_stat.thp_split_page), (0, 1), "a swap file: no SWP_BLKDEV, split");
+    // 6.12's WholeNonrot asks SWP_BLKDEV too: a swap file on a non-rotational device splits
+    let mut s = tmpfs_swap_area("linux-6.12", "always", false, true);
+    write(&mut s, 0, 4 << 20);
+    reclaim_folio(&mut s, 512);
+    assert_eq!((s.kernel.shmem_stat.thp_swpout, s.kernel.shmem_stat.thp_split_page), (0, 1), "6.12, a swap file on an SSD: split");
+    assert_invariants(&s.kernel);
 
     let mut s = tmpfs_swap("linux-6.18", "always", true);
     write(&mut s, 0, 3 << 20);
@@ -517,4 +528,29 @@ fn a_tmpfs_large_folio_is_marked_once_a_write_from_6_14() {
     let f = inode(&s, "/t/f");
     assert_eq!(s.kernel.pages.folio_nr_pages(s.kernel.pages.page_folio(page_at(&s.kernel, f, 0))), 512);
     assert_eq!(active(&s, 0), (true, false), "6.1: the second page's write_begin activates the huge page");
+}
+
+/// `[machine] swap_file`: a boolean, refused without swap, with the place and the fix; the
+/// area it builds is `SWP_BLKDEV` only without it, `SWP_SOLIDSTATE` either way from the
+/// device (`claim_swapfile()`: a swap file's `si->bdev` is its file system's device).
+#[test]
+fn swap_file_key_is_checked_and_makes_the_area_a_file() {
+    let err = |keys: &str| {
+        let toml = format!("[scenario]\nname = \"sf\"\n[machine]\nram = \"1G\"\n{keys}\n[devices.sda]\nread_bw = \"500M\"\nrotational = false\n[tasks.t]\nops = [{{ op = \"sleep\", duration = \"1ms\" }}]\n");
+        match crate::Document::from_toml("sf.toml", &toml).and_then(|d| d.resolve(None, &[])) {
+            Ok(_) => String::new(),
+            Err(e) => e.to_string(),
+        }
+    };
+    assert_eq!(err("swap = \"64M\"\nswap_file = true"), "");
+    assert_eq!(err("swap_file = false"), "");
+    let e = err("swap_file = true");
+    assert!(e.contains("sf.toml:5:") && e.contains("machine.swap_file = true but the machine has no swap") && e.contains("add swap = \"256M\""), "{e}");
+    let e = err("swap = \"64M\"\nswap_file = \"yes\"");
+    assert!(e.contains("machine.swap_file must be true or false"), "{e}");
+    let file = tmpfs_swap_area("linux-6.18", "never", false, true);
+    let dev = tmpfs_swap_area("linux-6.18", "never", false, false);
+    let (a, b) = (file.kernel.swap.as_ref().unwrap(), dev.kernel.swap.as_ref().unwrap());
+    assert_eq!((a.blkdev, a.solidstate), (false, true));
+    assert_eq!((b.blkdev, b.solidstate), (true, true));
 }
