@@ -16,6 +16,7 @@ GROUPS = {"reader": ("read_ns_by_order",), "device": ("device_window_ns",), "ano
 FACTORS = (0.97, 0.98, 0.99, 1.01, 1.02, 1.03)
 ALL = ["in", "seed6", "seed12", "seed18"] + [f"{g}{f}" for g in GROUPS for f in FACTORS]
 PENDING = os.path.join("scenarios", "validation-pending")
+VALIDATION = os.path.join("scenarios", "validation")
 
 
 def scaled(v, f):
@@ -35,12 +36,13 @@ def run(out, name, point):
         group, f = m.group(1), float(m.group(2))
     d = os.path.join(out, f"{name}-{point}")
     os.makedirs(d + "/real", exist_ok=True)
-    text = open(os.path.join(PENDING, name + ".toml")).read()
+    sdir = VALIDATION if os.path.exists(os.path.join(VALIDATION, name + ".toml")) else PENDING
+    text = open(os.path.join(sdir, name + ".toml")).read()
     files = [f"real/{name}-{TAG}{i}.json" for i in range(1, N + 1)]
     text = re.sub(r"^recorded = .*$", "recorded = [" + ", ".join(f'"{x}"' for x in files) + "]", text, flags=re.M)
     open(d + "/s.toml", "w").write(text)
     for x in files:
-        r = json.load(open(os.path.join(PENDING, x)))
+        r = json.load(open(os.path.join(sdir, x)))
         for v in r["variants"].values():
             hc = v["real"]["machine"]["host_cost"]
             for k in GROUPS.get(group, ()):
