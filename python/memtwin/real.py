@@ -1897,7 +1897,7 @@ class HostRun:
             self.plan["_zswap_debug"] = os.path.join(dbg, "zswap")
         if not self.plan["machine"].get("swap_file"):
             self.notes.append("the host's swap area is a swap file on the run's image, where the scenario models a block device "
-                              "([machine] swap_file = false): 6.14+ kernels swap a large tmpfs folio whole only to a block device "
+                              "([machine] swap_file = false): 6.12+ kernels swap a large tmpfs folio whole only to a block device "
                               "(set swap_file = true in [machine] to model this run's area)")
         self.swapfile = path
         self._owner()

@@ -548,7 +548,8 @@ impl Kernel {
     }
 
     /// Whether the area can take a large tmpfs folio whole ([`ShmemSwapOut`]): a block
-    /// device (`SWP_BLKDEV`), non-rotational on 6.12-6.13 (`cluster_info`).
+    /// device (`SWP_BLKDEV`), non-rotational on 6.12-6.13 (`cluster_info`); a swap file makes
+    /// `shmem_writepage()` (6.16+ `shmem_writeout()`) split it (`try_split`).
     fn shmem_swap_large_ok(&self) -> bool {
         let Some(a) = self.swap.as_ref() else { return false };
         match self.profile.large_folios.shmem_swapout {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""host-set-rule.md 2-3 for the host-tmpfs-tight scenarios against the s56 quiet set (real/NAME-s56q1..6.json in
-scenarios/validation-pending/real/): validate's comparison at its inputs (`in`), at the engine's boot seeds offset
+"""host-set-rule.md 2-3 for the host-tmpfs-tight scenarios against the s56 quiet set (real/NAME-s56q1..6.json beside the
+scenario: scenarios/validation/real/ since s56/s59, scenarios/validation-pending/real/ before): validate's comparison at its inputs (`in`), at the engine's boot seeds offset
 (`seed6`, `seed12`, `seed18`: blocks of six), and with each measured host cost validate gives the engine scaled by
 0.97/0.98/0.99/1.01/1.02/1.03 over every recording, one group at a time: the reader's cost (`read_ns_by_order`), the
 device window (`device_window_ns`), the anonymous costs (`anon_fault_ns`, `clear_page_ns`, `zap_page_ns`).
