@@ -139,7 +139,7 @@ def test_there_is_a_validation_set():
     # -willneed-anon) and -noexec's pgactivate as the run's total (qemu61-mmap-noexec-total)
     madv = {n for n in names if n.startswith("qemu61-madv-")}
     assert madv == {"qemu61-madv-pageout-anon.toml", "qemu61-madv-pageout-anon-noswap.toml", "qemu61-madv-willneed-anon.toml"}
-    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 12 + 1 + swap + hot + len(zswap) + 2 + 1 + 1 + 1 + 1 + 3 + len(madv) + 1 + 2  # + 2: qemu61-tmpfs-swap-never, -always (tmpfs21b)
+    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 12 + 1 + swap + hot + len(zswap) + 2 + 1 + 1 + 1 + 1 + 3 + len(madv) + 1 + 2 + 1  # + 2: qemu61-tmpfs-swap-never, -always (tmpfs21b); + 1: qemu61-thpswap-retouch (thpswap60)
     # issue 22 on Debian's 6.12 guest (profiles linux-6.12*): the memcg LRU in global reclaim, under a
     # parent's limit, and qemu61-lrugen-stream-wset re-recorded
     # + issue 20 item 3: memory.zswap.writeback 1 and 0 (qemu612-zswap-writeback, 6.8+)

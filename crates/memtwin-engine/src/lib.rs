@@ -17,6 +17,7 @@ pub mod fadvise;
 pub mod fair;
 pub mod filemap;
 pub mod flex_proportions;
+pub mod huge_memory;
 pub mod fs;
 pub mod hostcal;
 pub mod invariants;

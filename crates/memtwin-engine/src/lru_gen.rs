@@ -1249,6 +1249,33 @@ impl Kernel {
         self.lruvecs[v].unlink(&mut self.pages, &mut self.lru_stats, p);
     }
 
+    /// `add_to_swap()` + `pageout()` of anonymous page `p` isolated by the multi-generational
+    /// LRU and its putback ([`Kernel::lru_gen_swap_written`]); returns the pages freed.
+    fn lru_gen_swap_out(&mut self, v: usize, p: PageId) -> u64 {
+        let written = self.pages[p].test(pg::ANON) && self.swap_writepage(p);
+        self.lru_gen_swap_written(v, p, written)
+    }
+
+    /// The putback of anonymous page `p` after its swap-out: written, under writeback with
+    /// `PG_reclaim` (or freed when zswap stored it); not written, activated into the youngest
+    /// generation. Returns the pages freed.
+    fn lru_gen_swap_written(&mut self, v: usize, p: PageId, written: bool) -> u64 {
+        if written {
+            if !self.pages[p].test(pg::WRITEBACK) {
+                // Stored by zswap without I/O: clean, freed in this pass.
+                return self.free_swapped_page(p);
+            }
+            self.pages[p].flags |= pg::RECLAIM;
+            self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveAnon);
+        } else {
+            self.pages[p].set_refs(0);
+            self.pages[p].flags &= !(pg::REFERENCED | pg::WORKINGSET);
+            self.pages[p].flags |= pg::ACTIVE;
+            self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveAnon);
+        }
+        0
+    }
+
     /// `shrink_folio_list()` of one isolated page under the multi-generational LRU, and its
     /// putback (`move_folios_to_lru()`): a clean file page is evicted (with a shadow entry,
     /// [`Kernel::lru_gen_eviction`]), or with seed 000's `recharge_on_pagecache_get` and limit
@@ -1291,20 +1318,23 @@ impl Kernel {
             if self.pages[p].test(pg::SWAPCACHE) {
                 return self.free_swapped_page(p);
             }
-            if self.pages[p].test(pg::ANON) && self.swap_writepage(p) {
-                if !self.pages[p].test(pg::WRITEBACK) {
-                    // Stored by zswap without I/O: clean, freed in this pass.
-                    return self.free_swapped_page(p);
-                }
-                self.pages[p].flags |= pg::RECLAIM;
-                self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveAnon);
-            } else {
-                self.pages[p].set_refs(0);
-                self.pages[p].flags &= !(pg::REFERENCED | pg::WORKINGSET);
-                self.pages[p].flags |= pg::ACTIVE;
-                self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveAnon);
+            if !self.pages[p].test(pg::ANON) {
+                return self.lru_gen_swap_out(v, p);
             }
-            return 0;
+            let res = self.swap_writepage_res(p);
+            if res == crate::swapfile::SwapOut::NoSlot && self.pages[p].test(pg::HEAD) && self.thp_swap_fallback(p) {
+                // add_to_swap() of a THP failed: split it and swap the head, then the tails
+                // the split put on the list (the engine takes them right after the head, not
+                // after the batch's other pages), each alone.
+                let mut tails = Vec::new();
+                self.split_huge_page_to_list(p, &mut tails);
+                let mut reclaimed = self.lru_gen_swap_out(v, p);
+                for q in tails {
+                    reclaimed += self.lru_gen_swap_out(v, q);
+                }
+                return reclaimed;
+            }
+            return self.lru_gen_swap_written(v, p, res == crate::swapfile::SwapOut::Written);
         }
         if self.pages[p].mapcount > 0 {
             // shrink_folio_list()'s folio_check_references() of a mapped page: with the

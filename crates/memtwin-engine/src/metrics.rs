@@ -344,6 +344,13 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
             let values = [(b.shmem[6] - a.shmem[6]) as f64, (b.shmem[7] - a.shmem[7]) as f64, (b.shmem[8] - a.shmem[8]) as f64];
             m.extend(SHMEM_MTHP_METRICS.iter().map(|s| s.to_string()).zip(values));
         }
+    } else if k.thp_enabled && k.swap.is_some() {
+        // Anonymous THPs that reclaim may swap (huge_memory.rs, swapfile.rs ThpSwapOut):
+        // /proc/vmstat's thp_split_page, thp_swpout, thp_swpout_fallback (the counters the
+        // tmpfs metrics above report too), only with THP always and swap, so that other runs'
+        // outputs keep their metrics.
+        let values = [(b.shmem[3] - a.shmem[3]) as f64, (b.shmem[4] - a.shmem[4]) as f64, (b.shmem[5] - a.shmem[5]) as f64];
+        m.extend(["vmstat.thp_split_page", "vmstat.thp_swpout", "vmstat.thp_swpout_fallback"].map(String::from).into_iter().zip(values));
     }
     if let Some(z) = k.zswap.as_ref() {
         // Only on a machine with zswap (`[machine] zswap`), so that other runs' outputs keep

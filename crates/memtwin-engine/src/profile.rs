@@ -528,6 +528,10 @@ pub struct KernelProfile {
     /// even before its attempt at the min watermark). Before,
     /// "always": `GFP_TRANSHUGE`, direct compaction and reclaim.
     pub thp_defrag_madvise: bool,
+    /// Whether reclaim's `add_to_swap()` of an anonymous PMD-mapped THP gets 512 contiguous
+    /// slots and writes it whole (`THP_SWPOUT`), or splits it and swaps its pages one by one
+    /// (`THP_SWPOUT_FALLBACK`): swapfile.rs [`crate::swapfile::ThpSwapOut`].
+    pub thp_swapout: crate::swapfile::ThpSwapOut,
     /// cgroup writeback (v4.2, the series ending in 1ed8d48c57bf "writeback: implement
     /// memcg writeback domain based throttling"): on cgroup v2 each memcg is a writeback
     /// domain (`wb_domain`) with dirty limits of its own (`mem_cgroup_wb_stats()`,
@@ -1238,6 +1242,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         invalidate_skips_writeback: true,
         write_marks_accessed: false,
         thp_defrag_madvise: true,
+        thp_swapout: crate::swapfile::ThpSwapOut::WholeNonrotBlkdev,
         cgroup_writeback: true,
         flusher_wakeup_writes_all: true,
         memcg_charge_batch: 64,
@@ -1421,6 +1426,7 @@ pub fn profiles() -> Vec<KernelProfile> {
     };
     let linux_5_0 = KernelProfile {
         name: "linux-5.0",
+        thp_swapout: crate::swapfile::ThpSwapOut::WholeNonrot,
         memory_events_recursive: false,
         madv_cold_pageout: false,
         deactivate_on_refault: false,
@@ -1482,6 +1488,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         flusher_wakeup_writes_all: false,
         write_marks_accessed: true,
         thp_defrag_madvise: false,
+        thp_swapout: crate::swapfile::ThpSwapOut::Split,
         account_buffer_heads: false,
         watermark_scale_factor: None,
         fair_zone_alloc: true,
@@ -1529,6 +1536,7 @@ pub fn profiles() -> Vec<KernelProfile> {
     };
     let linux_6_18 = KernelProfile {
         name: "linux-6.18",
+        thp_swapout: crate::swapfile::ThpSwapOut::WholeBlkdev,
         description: "this host's kernel: as linux-6.6, and ext4 regular files in large folios (6.16; written in folios of the write's size), readahead \
                       keeping its folio order in ra->order (6.16), every wb gets at least 1/8 of what its domain has left \
                       under a dirty threshold (6.14), direct reclaim resumes a shared memcg walk and stops at its \

@@ -78,8 +78,52 @@ pub struct SwapArea {
     pub solidstate: bool,
     /// `SWP_BLKDEV`: the area is a block device (the QEMU guest's /dev/vdb), not a swap file
     /// on a file system (the host runner's); only a block device gives a large folio
-    /// contiguous slots from 6.12 (shmem.rs [`crate::shmem::ShmemSwapOut`]).
+    /// contiguous slots: an anonymous THP from 5.9 ([`ThpSwapOut`]), a large tmpfs folio
+    /// (swapped out whole only from 6.12, shmem.rs [`crate::shmem::ShmemSwapOut`]).
     pub blkdev: bool,
+}
+
+/// What `add_to_swap()` of an anonymous PMD-mapped THP (`HPAGE_PMD_NR` = 512 pages) gets in
+/// reclaim (`shrink_folio_list()`), per era (`KernelProfile::thp_swapout`). Where it gets
+/// 512 contiguous slots the THP is written whole, one request (`THP_SWPOUT`); where not, 4.13+
+/// `shrink_folio_list()` splits it (`split_folio_to_list(folio, folio_list)`, `THP_SPLIT_PAGE`,
+/// `THP_SWPOUT_FALLBACK`), gives the head a slot and the tails, put on the list being
+/// reclaimed, one each in the same pass ([`Kernel::split_huge_page_to_list`]). The test is
+/// the swap allocator's for a cluster-sized request, the same one a large tmpfs folio meets
+/// from 6.12 ([`crate::shmem::ShmemSwapOut`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThpSwapOut {
+    /// Before 4.13: `add_to_swap()` takes one slot (`get_swap_page()`), then splits the THP
+    /// (`split_huge_page_to_list(page, list)`); no slot, no split (the THP is activated).
+    /// No `THP_SWPOUT_FALLBACK` (4.13's counter).
+    Split,
+    /// 4.13-5.8 (38d8b4e6bdc8 "mm, THP, swap: delay splitting THP during swap out", 4.13):
+    /// `get_swap_pages(1, true, ..)` -> `swap_alloc_cluster()`, which needs a free cluster,
+    /// and free clusters exist only with `cluster_info`, set up for a non-rotational device
+    /// (`SWP_SOLIDSTATE`) - a swap file on one too, until 41663430588c "mm, THP, swap: fix
+    /// allocating cluster for swapfile by mistake" (5.9).
+    WholeNonrot,
+    /// 5.9-6.13: as [`ThpSwapOut::WholeNonrot`] on a block device only (6.1 mm/swapfile.c
+    /// `get_swap_pages()`: "if (size == SWAPFILE_CLUSTER) { if (si->flags & SWP_BLKDEV)
+    /// n_ret = swap_alloc_cluster(si, swp_entries); }"; 6.10-6.13 `scan_swap_map_slots()`:
+    /// "if (!(si->flags & SWP_BLKDEV) || !si->cluster_info) return 0").
+    WholeNonrotBlkdev,
+    /// 6.14+ (the swap allocator keeps `cluster_info` for every device): any block device
+    /// (`cluster_alloc_swap_entry()`: "if (order && !(si->flags & SWP_BLKDEV)) return 0");
+    /// never a swap file.
+    WholeBlkdev,
+}
+
+/// What `add_to_swap()` + `pageout()` of an anonymous page did ([`Kernel::swap_writepage_res`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SwapOut {
+    /// Given slots and written (or stored by zswap).
+    Written,
+    /// `add_to_swap()` failed: no slots (no area, the area full, no contiguous slots for a THP
+    /// ([`ThpSwapOut`])) or memory.swap.max: a THP is split and its pages tried one by one.
+    NoSlot,
+    /// `pageout()`'s `AOP_WRITEPAGE_ACTIVATE` (memory.zswap.writeback 0): activated as it is.
+    Activate,
 }
 
 /// No shadow entry in a swap-cache slot.
@@ -402,27 +446,44 @@ impl Kernel {
     /// is in the way and `fail` at the page's, both counted up the hierarchy as
     /// `memcg_memory_event()` does); the page stays.
     pub fn swap_writepage(&mut self, p: PageId) -> bool {
+        self.swap_writepage_res(p) == SwapOut::Written
+    }
+
+    /// Whether the swap area gives an anonymous THP 512 contiguous slots at all
+    /// ([`ThpSwapOut`]; whether free ones are left is `folio_alloc_swap()`'s to find).
+    pub(crate) fn thp_swap_cluster_ok(&self) -> bool {
+        let Some(a) = self.swap.as_ref() else { return false };
+        match self.profile.thp_swapout {
+            ThpSwapOut::Split => false,
+            ThpSwapOut::WholeNonrot => a.solidstate,
+            ThpSwapOut::WholeNonrotBlkdev => a.blkdev && a.solidstate,
+            ThpSwapOut::WholeBlkdev => a.blkdev,
+        }
+    }
+
+    /// [`Kernel::swap_writepage`], saying why a page was not written ([`SwapOut`]).
+    pub(crate) fn swap_writepage_res(&mut self, p: PageId) -> SwapOut {
         debug_assert!(!self.pages[p].test(pg::DIRTY), "a page reclaim gives slots is not a dirty swap-cache page");
         let nr = if self.pages[p].test(pg::HEAD) { PAGEBLOCK_NR } else { 1 };
         let memcg = self.pages[p].memcg;
+        if self.swap.is_none() || (nr > 1 && !self.thp_swap_cluster_ok()) {
+            return SwapOut::NoSlot;
+        }
         if nr > 1 && !self.mem_cgroup_zswap_writeback_enabled(memcg) {
             // memory.zswap.writeback 0 (6.8+): zswap refuses a large folio (6.12's
             // zswap_store(): "Large folios aren't supported") and swap_writepage() returns
             // AOP_WRITEPAGE_ACTIVATE. The engine activates the huge page without giving it
             // slots (the kernel's keeps them in the swap cache): not written either way.
-            return false;
+            return SwapOut::Activate;
         }
-        if self.swap.is_none() {
-            return false;
-        }
-        let Some(slot) = self.folio_alloc_swap(nr, memcg) else { return false };
+        let Some(slot) = self.folio_alloc_swap(nr, memcg) else { return SwapOut::NoSlot };
         if self.memcgs.version == CgroupVersion::V2 && memcg != MemcgId::NONE {
             if let Some(over) = self.memcgs.try_charge_swap(memcg, nr) {
                 // put_swap_folio(): nothing recorded in swap_cgroup for the failed charge.
                 self.put_swap_folio(slot, nr);
                 self.memcg_memory_event(over, MemcgEvent::SwapMax);
                 self.memcg_memory_event(memcg, MemcgEvent::SwapFail);
-                return false;
+                return SwapOut::NoSlot;
             }
         }
         let v2 = self.memcgs.version == CgroupVersion::V2 && memcg != MemcgId::NONE;
@@ -453,7 +514,7 @@ impl Kernel {
         if nr == 1 && self.zswap_store(p, slot) {
             self.pages[p].flags |= pg::SWAPCACHE;
             self.try_to_unmap_swapped(p, slot);
-            return true;
+            return SwapOut::Written;
         }
         if !self.mem_cgroup_zswap_writeback_enabled(memcg) {
             // swap_writepage() (6.8+): "if (!mem_cgroup_zswap_writeback_enabled(folio_memcg(folio)))
@@ -462,13 +523,17 @@ impl Kernel {
             // pageout()), dirty; the caller activates it (pageout()'s PAGE_ACTIVATE).
             self.pages[p].flags |= pg::SWAPCACHE | pg::DIRTY;
             self.try_to_unmap_swapped(p, slot);
-            return false;
+            return SwapOut::Activate;
         }
         self.swap_submit_write(p, slot, nr);
         if nr == 1 {
             self.try_to_unmap_swapped(p, slot);
+        } else {
+            // count_swpout_vm_event(): THP_SWPOUT of a PMD-sized folio written whole (vmstat;
+            // the engine keeps the global counter beside the tmpfs ones it reports).
+            self.shmem_stat.thp_swpout += 1;
         }
-        true
+        SwapOut::Written
     }
 
     /// `try_to_unmap()` of the base anonymous page `p` that `add_to_swap()` put in the swap

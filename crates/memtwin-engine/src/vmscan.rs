@@ -8,6 +8,7 @@ use crate::mm_types::pg;
 use crate::mmzone::{LruList, ACT_DIRTY};
 use crate::profile::{InactiveRatio, IsolatedThrottle, LruvecStop, ReclaimThrottle, ReclaimWalk};
 use crate::profile::ScanBalance as ScanModel;
+use crate::swapfile::SwapOut;
 use crate::types::{int_sqrt, MemcgId, PageId};
 use crate::vmstat::VmEvent;
 
@@ -1736,6 +1737,7 @@ impl Kernel {
         // a large tmpfs folio at the tail fills the batch (the engine's anonymous huge pages
         // are still taken one entry a page).
         let mut shmem_extra = 0u64;
+        let mut split_list: Vec<PageId> = Vec::new();
         for taken in 0..nr {
             if taken + shmem_extra >= nr {
                 break;
@@ -1837,7 +1839,16 @@ impl Kernel {
                 reclaimed += self.free_swapped_page_shadow(p, Some(sc.target));
                 continue;
             }
-            if self.pages[p].test(pg::ANON) && self.swap_writepage(p) {
+            let mut n = n;
+            let mut res = if self.pages[p].test(pg::ANON) { self.swap_writepage_res(p) } else { SwapOut::NoSlot };
+            if res == SwapOut::NoSlot && n > 1 && self.thp_swap_fallback(p) {
+                // add_to_swap() of a THP failed: split it, its tails onto the list being
+                // reclaimed (after the batch's other pages), and try the head alone.
+                self.split_huge_page_to_list(p, &mut split_list);
+                n = 1;
+                res = self.swap_writepage_res(p);
+            }
+            if res == SwapOut::Written {
                 nr_pageout += n;
                 if !self.pages[p].test(pg::WRITEBACK) {
                     // zswap took it (frontswap_store(): writeback started and ended in
@@ -1850,6 +1861,24 @@ impl Kernel {
                 self.pages[p].flags |= pg::ACTIVE;
                 self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveAnon);
                 nr_activate += n;
+            }
+        }
+        // The tails of the THPs split above make their own pass through shrink_folio_list():
+        // their PTEs old (the head's folio_referenced() cleared the PMD's young bit, which
+        // __split_huge_pmd_locked() copied) and PG_referenced clear (FOLIOREF_RECLAIM), each
+        // gets a slot of its own (add_to_swap(); none: activate_locked_split) and is written.
+        for q in std::mem::take(&mut split_list) {
+            if self.swap_writepage_res(q) == SwapOut::Written {
+                nr_pageout += 1;
+                if !self.pages[q].test(pg::WRITEBACK) {
+                    reclaimed += self.free_swapped_page_shadow(q, Some(sc.target));
+                } else {
+                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, q, LruList::InactiveAnon);
+                }
+            } else {
+                self.pages[q].flags |= pg::ACTIVE;
+                self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, q, LruList::ActiveAnon);
+                nr_activate += 1;
             }
         }
         if nr_activate > 0 {

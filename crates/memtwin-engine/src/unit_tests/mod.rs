@@ -19,6 +19,7 @@ mod fair;
 mod filemap;
 mod fs;
 mod hostcal;
+mod huge_memory;
 mod list_lru;
 mod madvise;
 mod lru_gen;
