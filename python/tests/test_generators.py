@@ -30,6 +30,7 @@ MODES = {
     "make_seed004.py": [[]],
     "make_stall_scenarios.py": [[]],
     "make_swap_scenarios.py": [[], ["--pending"]],
+    "make_thpswap_scenarios.py": [[], ["--pending"]],
     "make_throttle_scenarios.py": [[]],
     "make_tmpfs_scenarios.py": [[]],
     "make_host_tmpfs_scenarios.py": [[]],
