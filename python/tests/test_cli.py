@@ -803,6 +803,19 @@ def test_subprocess_compare_json(tmp_path):
     assert list(json.loads(out_json.read_text())["variants"]) == ["baseline", "recharge"]
 
 
+def test_python_dash_m_memtwin_is_the_command():
+    """`python -m memtwin` runs the CLI (python/memtwin/__main__.py): its usage names `memtwin`,
+    a bad argument exits 2 with argparse's error and no traceback."""
+    env = dict(os.environ, MEMTWIN_PROGRESS="0")
+    ok = subprocess.run([sys.executable, "-m", "memtwin", "--help"], capture_output=True, text=True, cwd=ROOT, env=env,
+                        timeout=120)
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.startswith("usage: memtwin "), ok.stdout[:200]
+    bad = subprocess.run([sys.executable, "-m", "memtwin", "no-such-command"], capture_output=True, text=True, cwd=ROOT,
+                         env=env, timeout=120)
+    assert bad.returncode == 2 and "invalid choice" in bad.stderr and "Traceback" not in bad.stderr, bad.stderr
+
+
 def test_subprocess_error_exit_code(tmp_path):
     path, (line, col, message, _) = _broken(tmp_path, "negative size")
     p = _subprocess("run", path)
