@@ -295,7 +295,10 @@ fn munmap_of_a_thp_written_whole_frees_its_pages_and_slots() {
     for profile in ["linux-6.1", "linux-6.18"] {
         let mut s = machine(profile, false, false);
         let a = memcg(&s, "A");
-        let (vma, _) = fault_and_reclaim(&mut s, 2);
+        let (vma, out) = fault_and_reclaim(&mut s, 2);
+        assert!(out.swpout >= 1, "{profile}: a THP written whole");
+        let m = s.kernel.memcgs.get(a);
+        assert_eq!(m.nr_swapcache, out.swpout * PAGEBLOCK_NR, "{profile}: each unmapped, in the swap cache");
         let k = &mut s.kernel;
         k.do_munmap(vma);
         k.lru_add_drain();
