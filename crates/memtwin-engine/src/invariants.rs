@@ -157,13 +157,24 @@ impl Kernel {
                     if p.test(pg::ANON) && p.mapping == crate::swapfile::SWAPPER {
                         // Read by swap readahead, mapped by no page table: the swap cache
                         // holds it at its slot.
-                        if !p.test(pg::SWAPCACHE) || self.swap.as_ref().map(|a| a.cache_get(p.index)) != Some(cur) {
-                            return Err(format!("unmapped swap-cache page {} is not in the swap cache at slot {}", cur.0, p.index));
+                        // A THP written whole and unmapped at its swap-out is there at each of
+                        // its 512 slots, its tails naming them.
+                        let nr = if p.test(pg::HEAD) { crate::page_alloc::PAGEBLOCK_NR } else { 1 };
+                        for i in 0..nr as u32 {
+                            if !p.test(pg::SWAPCACHE) || self.swap.as_ref().map(|a| a.cache_get(p.index + i)) != Some(cur) {
+                                return Err(format!("unmapped swap-cache page {} is not in the swap cache at slot {}", cur.0, p.index + i));
+                            }
+                            if i > 0 {
+                                let t = &self.pages[PageId(cur.0 + i)];
+                                if !t.test(pg::TAIL) || t.test(pg::LRU) || t.mapping != crate::swapfile::SWAPPER || t.index != p.index + i || t.memcg != p.memcg {
+                                    return Err(format!("tail {} of unmapped swap-cache THP {} does not name slot {}", cur.0 + i, cur.0, p.index + i));
+                                }
+                            }
                         }
                         if p.memcg != MemcgId::NONE {
-                            local_swapcache[p.memcg.idx()] += 1;
+                            local_swapcache[p.memcg.idx()] += nr;
                         }
-                        swapcache_frames += 1;
+                        swapcache_frames += nr;
                         prev = cur;
                         cur = p.next;
                         count += 1;

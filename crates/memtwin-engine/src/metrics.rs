@@ -97,7 +97,7 @@ pub struct Snapshot {
     /// `thp_file_fallback_charge`, and reclaim's `thp_split_page`, `thp_swpout`,
     /// `thp_swpout_fallback` of tmpfs folios, and the per-size `shmem_alloc`, `shmem_fallback`,
     /// `shmem_fallback_charge` of the orders below PMD (shmem.rs).
-    pub shmem: [u64; 9],
+    pub shmem: [u64; 10],
     /// memory.pressure totals of the memcg and of the machine (root), ns.
     pub psi: [Nanos; 4],
     /// zswap's event counters ([`ZSWAP_COUNTERS`] order), when the machine has zswap.
@@ -188,6 +188,7 @@ impl Snapshot {
                 k.shmem_stat.mthp_alloc,
                 k.shmem_stat.mthp_fallback,
                 k.shmem_stat.mthp_fallback_charge,
+                k.shmem_stat.thp_split_pmd,
             ],
             zswap: zswap_counters(k, memcg),
             psi: {
@@ -349,8 +350,11 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
         // /proc/vmstat's thp_split_page, thp_swpout, thp_swpout_fallback (the counters the
         // tmpfs metrics above report too), only with THP always and swap, so that other runs'
         // outputs keep their metrics.
-        let values = [(b.shmem[3] - a.shmem[3]) as f64, (b.shmem[4] - a.shmem[4]) as f64, (b.shmem[5] - a.shmem[5]) as f64];
-        m.extend(["vmstat.thp_split_page", "vmstat.thp_swpout", "vmstat.thp_swpout_fallback"].map(String::from).into_iter().zip(values));
+        // vmstat.thp_split_pmd: the PMD splits of reclaim's THPs, at the unmap of one written
+        // whole (huge_memory.rs split_huge_pmd_address()) or in split_huge_page()
+        // (ShmemStat::thp_split_pmd).
+        let values = [(b.shmem[3] - a.shmem[3]) as f64, (b.shmem[4] - a.shmem[4]) as f64, (b.shmem[5] - a.shmem[5]) as f64, (b.shmem[9] - a.shmem[9]) as f64];
+        m.extend(["vmstat.thp_split_page", "vmstat.thp_swpout", "vmstat.thp_swpout_fallback", "vmstat.thp_split_pmd"].map(String::from).into_iter().zip(values));
     }
     if let Some(z) = k.zswap.as_ref() {
         // Only on a machine with zswap (`[machine] zswap`), so that other runs' outputs keep

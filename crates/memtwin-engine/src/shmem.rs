@@ -111,6 +111,12 @@ pub struct ShmemStat {
     /// splits a folio that got no contiguous slots without counting it; the count in
     /// `shrink_folio_list()` is the anonymous path's). Reported so a recording can show it.
     pub thp_swpout_fallback: u64,
+    /// `THP_SPLIT_PMD` of anonymous THPs whose PMD reclaim split to unmap them after
+    /// writing them whole (`try_to_unmap(TTU_SPLIT_HUGE_PMD)` -> `__split_huge_pmd_locked()`,
+    /// huge_memory.rs [`Kernel::split_huge_pmd_address`]) and of those reclaim split
+    /// (`split_huge_page_to_list()` -> `unmap_page()` -> `__split_huge_pmd()`). The PMD splits
+    /// of munmap/mprotect/madvise ranges and of tmpfs are not counted.
+    pub thp_split_pmd: u64,
     /// `MTHP_STAT_SHMEM_ALLOC` of the orders below PMD (hugepages-<size>kB/stats/shmem_alloc
     /// summed over the sizes under 2 MiB; 6.14+ tmpfs folios, [`TmpfsHuge::WriteSize`] and
     /// [`TmpfsHuge::AllOrders`]).

@@ -526,43 +526,63 @@ impl Kernel {
             return SwapOut::Activate;
         }
         self.swap_submit_write(p, slot, nr);
-        if nr == 1 {
-            self.try_to_unmap_swapped(p, slot);
-        } else {
+        if nr > 1 {
             // count_swpout_vm_event(): THP_SWPOUT of a PMD-sized folio written whole (vmstat;
             // the engine keeps the global counter beside the tmpfs ones it reports).
             self.shmem_stat.thp_swpout += 1;
+            // shrink_folio_list() (6.1): "if (folio_test_pmd_mappable(folio)) flags |=
+            // TTU_SPLIT_HUGE_PMD; try_to_unmap(folio, flags);" - try_to_unmap_one() splits
+            // the PMD first, then unmaps the 512 PTEs it made.
+            self.split_huge_pmd_address(p);
         }
+        self.try_to_unmap_swapped(p, slot);
         SwapOut::Written
     }
 
-    /// `try_to_unmap()` of the base anonymous page `p` that `add_to_swap()` put in the swap
-    /// cache at `slot` (mm/vmscan.c `shrink_folio_list()` unmaps it before `pageout()`, 6.1;
+    /// `try_to_unmap()` of the anonymous page `p` that `add_to_swap()` put in the swap cache
+    /// at `slot` (mm/vmscan.c `shrink_folio_list()` unmaps it before `pageout()`, 6.1;
     /// mm/rmap.c `try_to_unmap_one()` writes the swap entry into the PTE): the page table
     /// names the slot only, and the page, under writeback or written and not yet freed, is an
     /// unmapped swap-cache page (`mapping` = `SWAPPER`, `index` = its slot) no longer counted
     /// as mapped anonymous memory (`NR_ANON_MAPPED`, memory.stat `anon`). A touch before
     /// reclaim frees it is a minor fault that finds it in the swap cache (`do_swap_page()` ->
-    /// `swap_cache_get_folio()`). The PTE's accessed bit goes with the PTE. A huge page stays
-    /// mapped until it is freed (the PMD split of its swap-out is not modelled).
+    /// `swap_cache_get_folio()`). The PTE's accessed bit goes with the PTE.
+    ///
+    /// A THP written whole (its PMD already split by [`Kernel::split_huge_pmd_address`]): each
+    /// of its 512 PTEs becomes the swap entry of its own slot, `slot + i`
+    /// (`try_to_unmap_one()` walks the folio's PTEs: "swp_entry_t entry = { .val =
+    /// page_private(subpage) }", `swap_duplicate()`, `dec_mm_counter(MM_ANONPAGES)`,
+    /// `inc_mm_counter(MM_SWAPENTS)`, `page_remove_rmap(subpage, vma, false)` ->
+    /// `NR_ANON_MAPPED` less one a page: memory.stat `anon` drops by 512 at this unmap, the
+    /// charge stays with the swap cache). The folio stays large, one LRU entry, in the swap
+    /// cache at its 512 slots (`add_to_swap_cache()` stored it at each), unmapped, and
+    /// `deferred_split_huge_page()` leaves it alone ("if (PageSwapCache(page)) return;",
+    /// mm/huge_memory.c 6.1): reclaim frees it whole once written
+    /// ([`Kernel::free_swapped_page_shadow`]; `destroy_large_folio()`).
     fn try_to_unmap_swapped(&mut self, p: PageId, slot: u32) {
         let (vma, index) = (self.pages[p].mapping.0 as usize, self.pages[p].index);
         let memcg = self.pages[p].memcg;
+        let nr = if self.pages[p].test(pg::HEAD) { PAGEBLOCK_NR } else { 1 };
         let v = &mut self.vmas[vma];
-        debug_assert!(v.pages[index as usize] == p, "the page reclaim swaps out is mapped");
-        v.pages[index as usize] = PageId::NIL;
-        v.nr_resident -= 1;
-        v.pte_mkold(index);
-        v.wp_clear_range(index, index + 1);
-        let page = &mut self.pages[p];
-        page.mapping = SWAPPER;
-        page.index = slot;
-        self.vmstat.nr_anon_pages -= 1;
-        self.vmstat.nr_swapcache_unmapped += 1;
+        for i in 0..nr as u32 {
+            debug_assert!(v.pages[(index + i) as usize] == PageId(p.0 + i), "the page reclaim swaps out is mapped");
+            v.pages[(index + i) as usize] = PageId::NIL;
+            v.pte_mkold(index + i);
+        }
+        v.nr_resident -= nr;
+        v.wp_clear_range(index, index + nr as u32);
+        for i in 0..nr as u32 {
+            // (a THP's tails name its slots too: page_private() of each subpage)
+            let page = &mut self.pages[PageId(p.0 + i)];
+            page.mapping = SWAPPER;
+            page.index = slot + i;
+        }
+        self.vmstat.nr_anon_pages -= nr;
+        self.vmstat.nr_swapcache_unmapped += nr;
         if memcg != MemcgId::NONE {
             let m = &mut self.memcgs.memcgs[memcg.idx()];
-            m.nr_anon -= 1;
-            m.nr_swapcache += 1;
+            m.nr_anon -= nr;
+            m.nr_swapcache += nr;
         }
     }
 
@@ -807,9 +827,15 @@ impl Kernel {
             area.set_shadow(slot, sh);
         }
         if unmapped {
-            self.free_page(p);
-            self.uncharge_swapcache(memcg);
-            return 1;
+            if huge {
+                // A THP written whole and unmapped at its swap-out: freed whole
+                // (`destroy_large_folio()`), its 512 pages uncharged as one folio.
+                self.free_pageblock(p);
+            } else {
+                self.free_page(p);
+            }
+            self.uncharge_swapcache(memcg, nr);
+            return nr;
         }
         let (vma, index) = (self.pages[p].mapping.0 as usize, self.pages[p].index as usize);
         for i in 0..nr as usize {
@@ -835,15 +861,15 @@ impl Kernel {
         page.test(pg::SWAPCACHE) && !page.test(pg::WRITEBACK) && page.mapping == SWAPPER && self.wb_done.get(p.idx()).is_some_and(|&d| d > self.now)
     }
 
-    /// The uncharge of a freed swap-cache page no page table mapped.
-    fn uncharge_swapcache(&mut self, memcg: MemcgId) {
-        self.vmstat.nr_swapcache_unmapped -= 1;
+    /// The uncharge of a freed swap-cache folio of `nr` pages no page table mapped.
+    fn uncharge_swapcache(&mut self, memcg: MemcgId, nr: u64) {
+        self.vmstat.nr_swapcache_unmapped -= nr;
         if memcg == MemcgId::NONE {
             return;
         }
-        self.memcgs.counter_uncharge(memcg, 1);
+        self.memcgs.counter_uncharge(memcg, nr);
         let m = &mut self.memcgs.memcgs[memcg.idx()];
-        m.nr_swapcache -= 1;
+        m.nr_swapcache -= nr;
         // uncharge_folio(): one PGPGOUT per folio uncharged.
         m.events[crate::memcontrol::MemcgEvent::Pgpgout as usize] += 1;
         if m.state == crate::memcontrol::MemcgState::Dying && m.counter.usage == 0 {
@@ -878,6 +904,17 @@ impl Kernel {
         self.cpu(self.cost.anon_fault);
         let vma_ra = self.swap_use_vma_readahead();
         let mut pfn = self.swap.as_ref().expect("a slot implies a swap area").cache_get(slot);
+        if pfn != PageId::NIL && self.pages[pfn].test(pg::HEAD) {
+            // The page is a subpage of a THP written whole and unmapped at its swap-out
+            // ([`Kernel::try_to_unmap_swapped`]), still in the swap cache: a minor fault.
+            // 6.1's do_swap_page() maps this one subpage (`folio_file_page(folio,
+            // swp_offset(entry))`, `page_add_anon_rmap()`) and keeps the folio large in the
+            // swap cache (6.10+ maps all of its PTEs at once when they are its entries); the
+            // engine keeps no partly mapped large folio and splits it first
+            // ([`Kernel::split_swapcache_thp`]), then maps the page as a base swap-cache page.
+            self.split_swapcache_thp(pfn);
+            pfn = self.swap.as_ref().expect("swap area").cache_get(slot);
+        }
         // A window of one reads the faulting page synchronously (`read_swap_cache_async(...,
         // do_poll = true)`: `swap_readpage()` waits for its bio), so the page comes back
         // unlocked; otherwise the fault may find it locked under its read.
@@ -1305,7 +1342,15 @@ impl Kernel {
     /// charge this was is freed (swap entries hold a reference to it).
     pub fn swap_free(&mut self, slot: u32) {
         let area = self.swap.as_mut().expect("a slot implies a swap area");
-        let cached = area.cache_get(slot);
+        let mut cached = area.cache_get(slot);
+        if cached != PageId::NIL && self.pages[cached].test(pg::HEAD) {
+            // A slot of a THP written whole and unmapped ([`Kernel::try_to_unmap_swapped`]):
+            // the engine keeps no large swap-cache folio part of whose slots are gone; split
+            // it first ([`Kernel::split_swapcache_thp`]).
+            self.split_swapcache_thp(cached);
+            cached = self.swap.as_ref().expect("swap area").cache_get(slot);
+        }
+        let area = self.swap.as_mut().expect("a slot implies a swap area");
         if cached != PageId::NIL {
             area.cache_set(slot, PageId::NIL);
             let p = self.pages[cached];
@@ -1322,7 +1367,7 @@ impl Kernel {
                     self.vmstat.nr_writeback -= 1;
                 }
                 self.free_page(cached);
-                self.uncharge_swapcache(p.memcg);
+                self.uncharge_swapcache(p.memcg, 1);
             }
         }
         // __swap_entry_free(): the count drops to 0 -> free_swap_slot() (swap_slots.rs: held

@@ -172,3 +172,143 @@ fn thp_swap_out_conserves_pages_charges_and_slots() {
         }
     }
 }
+
+/// The swap-cache frame of the head of a THP written whole, found through its first slot.
+fn written_head(s: &Simulation, vma: crate::memory::VmaId) -> (PageId, u32) {
+    let slot = s.kernel.vmas[vma.0 as usize].swap[0];
+    (s.kernel.swap.as_ref().unwrap().cache_get(slot), slot)
+}
+
+/// Let the swap writes in flight complete (the plug flushed, the clock past the last one).
+fn complete_writes(s: &mut Simulation) {
+    let k = &mut s.kernel;
+    k.blk_flush_plug();
+    let t = k.now + 1_000_000_000;
+    k.wait_until(t);
+    k.swap_end_io();
+}
+
+/// 6.1 `shrink_folio_list()`: a PMD-mappable folio is unmapped with `TTU_SPLIT_HUGE_PMD`
+/// before `pageout()`; `try_to_unmap_one()` splits the PMD (`__split_huge_pmd_locked()`,
+/// THP_SPLIT_PMD) and writes the swap entry of slot + i into PTE i (`page_private(subpage)`),
+/// `page_remove_rmap()` taking each page out of `NR_ANON_MAPPED` (memory.stat `anon` drops by
+/// 512 at once). The folio stays large in the swap cache, unmapped, under writeback, its
+/// charge kept; once written, reclaim frees it whole: the charge goes, the 512 slots stay
+/// (memory.swap.current on cgroup v2). 6.18 the same (its THP on a block device).
+#[test]
+fn a_thp_written_whole_is_unmapped_at_swap_out_and_freed_whole_once_written() {
+    for profile in ["linux-6.1", "linux-6.18", "linux-6.12-lru_gen"] {
+        let mut s = machine(profile, false, false);
+        let a = memcg(&s, "A");
+        let anon_before = s.kernel.vmstat.nr_anon_pages;
+        let pmd_before = s.kernel.shmem_stat.thp_split_pmd;
+        let (vma, out) = fault_and_reclaim(&mut s, 1);
+        assert_eq!(out, Out { swpout: 1, fallback: 0, split: 0, pswpout: 512 }, "{profile}");
+        let k = &s.kernel;
+        assert_eq!(k.shmem_stat.thp_split_pmd - pmd_before, 1, "{profile}: THP_SPLIT_PMD at the unmap");
+        let (head, slot) = written_head(&s, vma);
+        let v = &k.vmas[vma.0 as usize];
+        for i in 0..PAGEBLOCK_NR as usize {
+            assert_eq!(v.pages[i], PageId::NIL, "{profile}: PTE {i} unmapped");
+            assert_eq!(v.swap[i], slot + i as u32, "{profile}: PTE {i} names the folio's slot + {i}");
+            assert_eq!(k.swap.as_ref().unwrap().cache_get(slot + i as u32), head, "{profile}: the swap cache holds the folio at slot + {i}");
+        }
+        assert_eq!(v.nr_resident, 0);
+        let p = k.pages[head];
+        assert!(p.test(pg::HEAD) && p.test(pg::SWAPCACHE) && p.test(pg::WRITEBACK) && p.test(pg::LRU), "{profile}: a large swap-cache folio under writeback on the LRU");
+        assert_eq!(p.mapping, crate::swapfile::SWAPPER);
+        let m = k.memcgs.get(a);
+        assert_eq!((m.nr_anon, m.nr_swapcache), (0, PAGEBLOCK_NR), "{profile}: memory.stat anon drops by 512, the swap cache holds them");
+        assert_eq!(page_usage(k, a), PAGEBLOCK_NR, "{profile}: the charge stays with the swap cache");
+        assert_eq!(k.vmstat.nr_anon_pages, anon_before, "{profile}: NR_ANON_MAPPED back where it was");
+        assert_conserved(&s, vma, 1);
+        // the write completes; reclaim frees the folio whole
+        complete_writes(&mut s);
+        let k = &mut s.kernel;
+        assert!(!k.pages[head].test(pg::WRITEBACK));
+        k.try_to_free_mem_cgroup_pages(a, PAGEBLOCK_NR);
+        let m = k.memcgs.get(a);
+        assert_eq!((m.nr_anon, m.nr_swapcache), (0, 0), "{profile}: freed");
+        assert_eq!(page_usage(k, a), 0, "{profile}: uncharged");
+        assert_eq!(k.vmstat.get(VmEvent::Pswpout), 512, "{profile}: written once");
+        for i in 0..PAGEBLOCK_NR as u32 {
+            assert_eq!(k.swap.as_ref().unwrap().cache_get(slot + i), PageId::NIL, "{profile}: out of the swap cache");
+        }
+        assert_eq!(slots(&s, vma).len(), 512, "{profile}: the PTEs keep their slots");
+        assert!(s.kernel.swap.as_ref().unwrap().inuse >= 512);
+        assert_conserved(&s, vma, 1);
+    }
+}
+
+/// A touch of a page of a THP written whole before reclaim frees it finds it in the swap
+/// cache: a minor fault, no read (6.1 `do_swap_page()` -> `swap_cache_get_folio()`), that
+/// maps that page alone (memory.stat anon 1, the other 511 still unmapped in the swap cache,
+/// the charge still 512); the engine splits the swap-cache folio to do so
+/// (`split_swapcache_thp()`). Under writeback (the write in flight) and written alike; then
+/// munmap frees every page and slot.
+#[test]
+fn a_touch_of_a_thp_written_whole_before_it_is_freed_is_a_minor_fault_of_that_page() {
+    for (profile, written) in [("linux-6.1", false), ("linux-6.1", true), ("linux-6.18", false), ("linux-6.12-lru_gen", true)] {
+        let mut s = machine(profile, false, false);
+        let a = memcg(&s, "A");
+        let (vma, _) = fault_and_reclaim(&mut s, 1);
+        let (head, slot) = written_head(&s, vma);
+        if written {
+            complete_writes(&mut s);
+        }
+        let k = &mut s.kernel;
+        let (maj, pswpin) = (k.vmstat.get(VmEvent::Pgmajfault), k.vmstat.get(VmEvent::Pswpin));
+        k.handle_mm_fault_flags(vma, 5, true).unwrap();
+        k.lru_add_drain();
+        assert_eq!((k.vmstat.get(VmEvent::Pgmajfault), k.vmstat.get(VmEvent::Pswpin)), (maj, pswpin), "{profile} written={written}: a minor fault, nothing read");
+        let v = &k.vmas[vma.0 as usize];
+        assert_eq!(v.pages[5], PageId(head.0 + 5), "{profile}: the faulting page's own frame is mapped");
+        assert_eq!(v.nr_resident, 1);
+        let m = k.memcgs.get(a);
+        assert_eq!((m.nr_anon, m.nr_swapcache), (1, PAGEBLOCK_NR - 1), "{profile} written={written}");
+        assert_eq!(page_usage(k, a), PAGEBLOCK_NR, "{profile}: nothing charged or uncharged");
+        for i in (0..PAGEBLOCK_NR as u32).filter(|&i| i != 5) {
+            let p = k.swap.as_ref().unwrap().cache_get(slot + i);
+            assert_eq!(p, PageId(head.0 + i), "{profile}: page {i} still in the swap cache at its slot");
+            assert_eq!(k.pages[p].test(pg::WRITEBACK), !written, "{profile}: page {i} under the folio's write");
+        }
+        assert_conserved(&s, vma, 1);
+        // reclaim again, then munmap: every page and slot freed
+        complete_writes(&mut s);
+        s.kernel.try_to_free_mem_cgroup_pages(a, PAGEBLOCK_NR * 2);
+        assert_conserved(&s, vma, 1);
+        let k = &mut s.kernel;
+        k.do_munmap(vma);
+        k.lru_add_drain();
+        let m = k.memcgs.get(a);
+        assert_eq!((m.nr_anon, m.nr_swapcache), (0, 0), "{profile}: munmap freed every page");
+        assert_eq!(page_usage(k, a), 0, "{profile}: uncharged");
+        assert_eq!(k.swap_usage().1, k.swap_slots.held(), "{profile}: munmap freed every slot but those the slots caches hold");
+        assert_invariants(k);
+    }
+}
+
+/// munmap of a range whose THP was written whole and is still in the swap cache, under
+/// writeback: `free_swap_and_cache()` of its 512 entries frees the folio and its slots.
+#[test]
+fn munmap_of_a_thp_written_whole_frees_its_pages_and_slots() {
+    for profile in ["linux-6.1", "linux-6.18"] {
+        let mut s = machine(profile, false, false);
+        let a = memcg(&s, "A");
+        let (vma, out) = fault_and_reclaim(&mut s, 2);
+        assert!(out.swpout >= 1, "{profile}: a THP written whole");
+        let m = s.kernel.memcgs.get(a);
+        assert_eq!(m.nr_swapcache, out.swpout * PAGEBLOCK_NR, "{profile}: each unmapped, in the swap cache");
+        let k = &mut s.kernel;
+        k.do_munmap(vma);
+        k.lru_add_drain();
+        let m = k.memcgs.get(a);
+        assert_eq!((m.nr_anon, m.nr_swapcache), (0, 0), "{profile}");
+        assert_eq!(page_usage(k, a), 0, "{profile}");
+        assert_eq!(k.swap_usage().1, k.swap_slots.held(), "{profile}");
+        assert_invariants(k);
+        complete_writes(&mut s);
+        assert_invariants(&s.kernel);
+        assert_eq!(s.kernel.vmstat.nr_writeback, 0, "{profile}: the writes in flight completed on their own");
+    }
+}
