@@ -762,6 +762,9 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
                       ("sched/sched_switch", f"prev_pid == {pid}")]
             if kind == "full":
                 events.append(("vmscan/mm_vmscan_lru_isolate", f"common_pid == {pid}"))
+            elif kind == "freed":
+                events += [("vmscan/mm_vmscan_lru_shrink_inactive", f"common_pid == {pid}"),
+                           ("filemap/mm_filemap_delete_from_page_cache", f"common_pid == {pid}")]
             _write(os.path.join(inst, "trace"), "")
             for ev, flt in events:
                 _write(os.path.join(inst, "events", ev, "filter"), flt)
@@ -788,6 +791,8 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
                 raise ValueError("the calibration's reader failed")
             with open(os.path.join(inst, "trace"), errors="replace") as f:
                 text = f.read()
+            if kind == "freed":
+                return parse_freed_reclaims(text, pid), reclaims_begun(text, pid)
             return parse_reclaims(text, pid), reclaims_begun(text, pid)
         finally:
             os.close(go_r)
@@ -830,12 +835,27 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
         make("inst", os.mkdir, inst)
         _write(os.path.join(inst, "buffer_size_kb"), "16384")
         got = reclaim_reads_until(read_one)
+        # orders61: the successful reclaims' reads, unthrottled (module doc, FREED_EVENTS)
+        _write(os.path.join(base, "blkio.throttle.read_bps_device"), f"{majmin} 0")
+        run.throttled = None
+        freed, freed_reads = [], []
+        try:
+            for ra in FREED_RA_KB:
+                _write(ra_path, str(ra))
+                for _ in range(FREED_READS):
+                    rs, begun = read_one("freed")
+                    freed.extend(rs)
+                    freed_reads.append([ra, len(rs), begun])
+        except (OSError, ValueError) as e:
+            got["freed_unavailable"] = str(e)
+        got["freed"], got["freed_reads"] = freed, freed_reads
     finally:
         if not mine["inst"]:
             run.traces.pop("hostcal", None)  # never made, or another's: not the runner's cleanup's to remove either
         elif os.path.isdir(inst):
             for ev in ("vmscan/mm_vmscan_memcg_reclaim_begin", "vmscan/mm_vmscan_memcg_reclaim_end",
-                       "sched/sched_switch", "vmscan/mm_vmscan_lru_isolate"):
+                       "sched/sched_switch", "vmscan/mm_vmscan_lru_isolate", "vmscan/mm_vmscan_lru_shrink_inactive",
+                       "filemap/mm_filemap_delete_from_page_cache"):
                 try:
                     _write(os.path.join(inst, "events", ev, "enable"), "0")
                 except OSError:
@@ -881,6 +901,116 @@ def reclaim_call_from_reads(got: dict) -> dict:
         raise ValueError(f"{e} after {reads}" + (f" (bound: {got['bound']})" if got.get("bound") else "")) from None
     out["reclaim_reads"] = dict(got["reads"])
     out["reclaims_by_read"] = [list(r) for r in got["by_read"]]
+    # orders61: the successful reclaims' costs, recorded with what they came from; why not, if not
+    if "freed" in got:
+        out["reclaim_freed_reads"] = got.get("freed_reads", [])
+        out["reclaim_freed_rows"] = [list(r) for r in got["freed"]]
+        try:
+            if got.get("freed_unavailable"):
+                raise ValueError(got["freed_unavailable"])
+            out.update(reclaim_freed_from(got["freed"], out.get("isolate_trace_ns_per_call")))
+        except ValueError as e:
+            out["reclaim_freed_unavailable"] = str(e)
+    return out
+
+
+# orders61 (issue 21): a successful memcg reclaim's costs, split into the terms the engine prices.
+# After the failing-reclaim reads, the same file is read cold in the same memcg with the blk-throttle
+# rule removed (so reclaim finds folios it can free), at read_ahead_kb 8192 (victims: large folios)
+# and 128 (small ones), FREED_READS times each, with mm_vmscan_memcg_reclaim_begin/_end, sched_switch,
+# mm_vmscan_lru_shrink_inactive (one a shrink_inactive_list() call) and mm_filemap_delete_from_page_cache
+# (one a folio deleted, with its order) of the reader.
+FREED_READS = 2
+FREED_RA_KB = (8192, 128)
+FREED_MAX_BATCHES = 20
+FREED_MIN = 20
+FREED_EVENTS = ("vmscan/mm_vmscan_memcg_reclaim_begin", "vmscan/mm_vmscan_memcg_reclaim_end",
+                "sched/sched_switch", "vmscan/mm_vmscan_lru_shrink_inactive",
+                "filemap/mm_filemap_delete_from_page_cache")
+
+
+def parse_freed_reclaims(text: str, pid: int) -> list:
+    """[(ns, batches, folios, pages)] of task `pid`'s memcg reclaims that freed pages (nr_reclaimed
+    > 0) without leaving the CPU, in a trace with FREED_EVENTS: `batches` its
+    mm_vmscan_lru_shrink_inactive events (shrink_inactive_list() calls), `folios` its
+    mm_filemap_delete_from_page_cache events (folios deleted, __remove_mapping()) and `pages` their
+    pages (2^order each)."""
+    out, cur = [], None
+    p = str(pid)
+    for line in text.splitlines():
+        m = TRACE_LINE.match(line)
+        if not m:
+            continue
+        _comm, tid, ts, ev, rest = m.groups()
+        if ev == "sched_switch":
+            if cur is not None and re.search(rf"prev_pid={p}\b", rest):
+                cur[4] = True
+            continue
+        if tid != p:
+            continue
+        if ev == "mm_vmscan_memcg_reclaim_begin":
+            cur = [float(ts), 0, 0, 0, False]
+        elif cur is None:
+            continue
+        elif ev == "mm_vmscan_lru_shrink_inactive":
+            cur[1] += 1
+        elif ev == "mm_filemap_delete_from_page_cache":
+            g = re.search(r"order=(\d+)", rest)
+            cur[2] += 1
+            cur[3] += 1 << int(g.group(1)) if g else 1
+        elif ev == "mm_vmscan_memcg_reclaim_end":
+            g = re.search(r"nr_reclaimed=(\d+)", rest)
+            if not cur[4] and g and int(g.group(1)) > 0 and cur[2] > 0:
+                out.append((round((float(ts) - cur[0]) * 1e9), cur[1], cur[2], cur[3]))
+            cur = None
+    return out
+
+
+def _lstsq(rows: list, ys: list) -> list:
+    """Least squares (normal equations, Gaussian elimination with partial pivoting); ValueError
+    when singular."""
+    k = len(rows[0])
+    a = [[sum(r[i] * r[j] for r in rows) for j in range(k)] + [sum(r[i] * y for r, y in zip(rows, ys))] for i in range(k)]
+    for c in range(k):
+        piv = max(range(c, k), key=lambda i: abs(a[i][c]))
+        if abs(a[piv][c]) < 1e-9:
+            raise ValueError("the reclaims do not separate the terms (singular fit)")
+        a[c], a[piv] = a[piv], a[c]
+        for i in range(k):
+            if i != c:
+                f = a[i][c] / a[c][c]
+                a[i] = [x - f * y for x, y in zip(a[i], a[c])]
+    return [a[i][k] / a[i][i] for i in range(k)]
+
+
+def reclaim_freed_from(rows: list, event_ns: Optional[int] = None, n_min: int = FREED_MIN) -> dict:
+    """A successful memcg reclaim's costs (orders61) from parse_freed_reclaims() rows: least squares of
+    each reclaim's ns over [1, batches, folios, tail pages (pages - folios)], the reclaims with at most
+    FREED_MAX_BATCHES batches and at most the 95th percentile of their ns (a reclaim interrupted by an
+    interrupt or another task's lock); the traced events inside a reclaim (one a batch, one a folio)
+    cost `event_ns` each (the calibration's isolate_trace_ns_per_call: the same tracefs instance's
+    cost of one vmscan event), taken off the batch and folio terms. `reclaim_folio_ns` (per folio
+    evicted: isolation, references, __remove_mapping(), uncharge, free) and `reclaim_tail_page_ns`
+    (per page of an evicted folio past its first: 6.18 free_pages_prepare()'s tail-page walk, the
+    per-page uncharge and LRU stats) are given to the engine; the fixed and per-batch terms are
+    recorded. ValueError with fewer than `n_min` reclaims, or a folio or tail-page term below 1 ns."""
+    rows = [r for r in rows if r[1] <= FREED_MAX_BATCHES]
+    if len(rows) < n_min:
+        raise ValueError(f"too few successful memcg reclaims on the CPU ({len(rows)}; {n_min} wanted)")
+    cut = sorted(r[0] for r in rows)[max(0, int(0.95 * len(rows)) - 1)]
+    rows = [r for r in rows if r[0] <= cut]
+    x = [[1.0, float(b), float(f), float(pg - f)] for _, b, f, pg in rows]
+    c, b, f, t = _lstsq(x, [float(r[0]) for r in rows])
+    e = event_ns if event_ns is not None and event_ns > 0 else 0
+    out = {"reclaim_freed_fit_ns": {"fixed": round(c), "batch": round(b), "folio": round(f), "tail_page": round(t, 1)},
+           "reclaim_freed_event_ns": e, "reclaims_freed_fitted": len(rows),
+           "reclaim_freed_batch_ns": round(b - e), "reclaim_freed_fixed_ns": round(c)}
+    folio, tail = round(f - e), round(t)
+    if folio < 1 or tail < 1:
+        raise ValueError(f"the fit's folio term {f - e:.0f} ns or tail-page term {t:.1f} ns is below 1 ns "
+                         f"({len(rows)} reclaims; fit {out['reclaim_freed_fit_ns']})")
+    out["reclaim_folio_ns"] = folio
+    out["reclaim_tail_page_ns"] = tail
     return out
 
 
