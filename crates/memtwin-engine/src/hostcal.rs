@@ -139,6 +139,14 @@ pub struct HostCost {
     pub clear_page: Option<u64>,
     /// ns per base page of munmap() of faulted pages: `zap_pte_range()` and the free (M11's).
     pub zap_page: Option<u64>,
+    /// ns per folio a successful memcg reclaim evicts (`[machine] reclaim_folio_ns`, orders61:
+    /// hostcal.py `reclaim_freed_from()`'s per-folio term): its isolation, references,
+    /// `__remove_mapping()`, uncharge and free; sets [`CpuCost::evict_page`] to it less
+    /// `scan_page` and `charge` (the engine's other per-folio terms of an eviction).
+    pub reclaim_folio: Option<u64>,
+    /// ns per tail page of a large folio a memcg reclaim evicts (`[machine] reclaim_tail_page_ns`,
+    /// orders61): [`CpuCost::evict_tail_page`].
+    pub reclaim_tail_page: Option<u64>,
 }
 
 /// `filemap_read()`'s cost of a large folio, split from the per-order measurements: per 4 KiB
@@ -194,6 +202,8 @@ impl CpuCost {
     /// `reclaim_call` less `scan_page`; `clear_page` and `zap_page` from the measured ones,
     /// `anon_fault` the measured first-touch fault less the clearing (the measured
     /// `clear_page` or, without it, the table's; 6.18 `do_anonymous_page()`, M11/M12).
+    /// `evict_page` from `reclaim_folio` less `scan_page` and `charge`, `evict_tail_page` from
+    /// `reclaim_tail_page` (orders61).
     /// Everything else stays the table's.
     pub fn host_calibrated(&self, h: &HostCost) -> CpuCost {
         let mut c = self.clone();
@@ -213,6 +223,12 @@ impl CpuCost {
         }
         if let Some(ns) = h.zap_page {
             c.zap_page = ns;
+        }
+        if let Some(ns) = h.reclaim_folio {
+            c.evict_page = ns.saturating_sub(c.scan_page + c.charge);
+        }
+        if let Some(ns) = h.reclaim_tail_page {
+            c.evict_tail_page = ns;
         }
         c
     }
