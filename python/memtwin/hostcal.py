@@ -655,7 +655,8 @@ def reclaim_trace_finish(run, inst: str, pids: list, calls: Optional[float] = No
         reclaim_trace_stop(run, inst)
 
 
-def _read_child(path: str, procs: str, go_r: int, parent: int, go_w: Optional[int] = None, mask=None) -> None:
+def _read_child(path: str, procs: str, go_r: int, parent: int, go_w: Optional[int] = None, mask=None,
+                advice: int = os.POSIX_FADV_SEQUENTIAL) -> None:
     """In a forked child: close the pipe's write end `go_w`, die with the runner (a SIGKILLed
     runner must not leave it reading in the memcg), put back the signal mask `mask` (forked
     under signals_held()), join the memcg, wait for the go, read `path` once with 128 KiB reads.
@@ -672,7 +673,7 @@ def _read_child(path: str, procs: str, go_r: int, parent: int, go_w: Optional[in
             f.write(str(os.getpid()))
         os.read(go_r, 1)
         fd = os.open(path, os.O_RDONLY)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_SEQUENTIAL)
+        os.posix_fadvise(fd, 0, 0, advice)
         buf = bytearray(READ_BS)
         while os.readv(fd, [buf]) > 0:
             pass
@@ -755,14 +756,15 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
             with signals_held() as mask:
                 pid = os.fork()
                 if pid == 0:
-                    _read_child(path, os.path.join(memcg_dir, procs_name), go_r, me, go_w, mask)
+                    _read_child(path, os.path.join(memcg_dir, procs_name), go_r, me, go_w, mask,
+                                os.POSIX_FADV_RANDOM if kind.startswith("freed_random") else os.POSIX_FADV_SEQUENTIAL)
                 children.append(pid)
             events = [("vmscan/mm_vmscan_memcg_reclaim_begin", f"common_pid == {pid}"),
                       ("vmscan/mm_vmscan_memcg_reclaim_end", f"common_pid == {pid}"),
                       ("sched/sched_switch", f"prev_pid == {pid}")]
             if kind == "full":
                 events.append(("vmscan/mm_vmscan_lru_isolate", f"common_pid == {pid}"))
-            elif kind == "freed":
+            elif kind in ("freed", "freed_random"):
                 events += [("vmscan/mm_vmscan_lru_shrink_inactive", f"common_pid == {pid}"),
                            ("filemap/mm_filemap_delete_from_page_cache", f"common_pid == {pid}")]
             _write(os.path.join(inst, "trace"), "")
@@ -791,7 +793,7 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
                 raise ValueError("the calibration's reader failed")
             with open(os.path.join(inst, "trace"), errors="replace") as f:
                 text = f.read()
-            if kind == "freed":
+            if kind in ("freed", "freed_random"):  # freed_random_light: parse_reclaims() below
                 return parse_freed_reclaims(text, pid), reclaims_begun(text, pid)
             return parse_reclaims(text, pid), reclaims_begun(text, pid)
         finally:
@@ -838,17 +840,19 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
         # orders61: the successful reclaims' reads, unthrottled (module doc, FREED_EVENTS)
         _write(os.path.join(base, "blkio.throttle.read_bps_device"), f"{majmin} 0")
         run.throttled = None
-        freed, freed_reads = [], []
+        freed, freed_reads, light_random = [], [], []
         try:
-            for ra in FREED_RA_KB:
-                _write(ra_path, str(ra))
+            for kind in FREED_KINDS:
                 for _ in range(FREED_READS):
-                    rs, begun = read_one("freed")
-                    freed.extend(rs)
-                    freed_reads.append([ra, len(rs), begun])
+                    rs, begun = read_one(kind)
+                    if kind == "freed_random_light":
+                        light_random.extend(r for r in rs if r[2] > 0)
+                    else:
+                        freed.extend(rs)
+                    freed_reads.append([kind, len(rs), begun])
         except (OSError, ValueError) as e:
             got["freed_unavailable"] = str(e)
-        got["freed"], got["freed_reads"] = freed, freed_reads
+        got["freed"], got["freed_reads"], got["freed_light"] = freed, freed_reads, light_random
     finally:
         if not mine["inst"]:
             run.traces.pop("hostcal", None)  # never made, or another's: not the runner's cleanup's to remove either
@@ -908,7 +912,9 @@ def reclaim_call_from_reads(got: dict) -> dict:
         try:
             if got.get("freed_unavailable"):
                 raise ValueError(got["freed_unavailable"])
-            out.update(reclaim_freed_from(got["freed"], out.get("isolate_trace_ns_per_call")))
+            ev = freed_event_ns(got["freed"], got.get("freed_light", []))
+            out.update(ev)
+            out.update(reclaim_freed_from(got["freed"], ev["reclaim_freed_event_ns"]))
         except ValueError as e:
             out["reclaim_freed_unavailable"] = str(e)
     return out
@@ -916,12 +922,15 @@ def reclaim_call_from_reads(got: dict) -> dict:
 
 # orders61 (issue 21): a successful memcg reclaim's costs, split into the terms the engine prices.
 # After the failing-reclaim reads, the same file is read cold in the same memcg with the blk-throttle
-# rule removed (so reclaim finds folios it can free), at read_ahead_kb 8192 (victims: large folios)
-# and 128 (small ones), FREED_READS times each, with mm_vmscan_memcg_reclaim_begin/_end, sched_switch,
+# rule removed (so reclaim finds folios it can free), at read_ahead_kb 8192, sequentially ("freed":
+# victims the readahead's large folios and, after each ramp, its small ones) and with POSIX_FADV_RANDOM
+# ("freed_random": no readahead, 6.18 page_cache_sync_ra()'s FMODE_RANDOM path reads the request in
+# order-0 folios: victims of 32 order-0 folios a reclaim), FREED_READS times each, with
+# mm_vmscan_memcg_reclaim_begin/_end, sched_switch,
 # mm_vmscan_lru_shrink_inactive (one a shrink_inactive_list() call) and mm_filemap_delete_from_page_cache
 # (one a folio deleted, with its order) of the reader.
 FREED_READS = 2
-FREED_RA_KB = (8192, 128)
+FREED_KINDS = ("freed", "freed_random", "freed_random_light")
 FREED_MAX_BATCHES = 20
 FREED_MIN = 20
 FREED_EVENTS = ("vmscan/mm_vmscan_memcg_reclaim_begin", "vmscan/mm_vmscan_memcg_reclaim_end",
@@ -966,6 +975,26 @@ def parse_freed_reclaims(text: str, pid: int) -> list:
     return out
 
 
+def freed_event_ns(full: list, light: list, n_min: int = FREED_MIN) -> dict:
+    """The cost of one traced event inside a successful reclaim (orders61): the order-0 reclaims of the
+    FADV_RANDOM reads are all alike (the full trace's most common (batches, folios, pages), 5 / 35 / 35 on
+    6.18: M13's structure), so their median in the full trace less the median of the light trace's
+    reclaims of as many pages (mm_vmscan_memcg_reclaim_begin/_end only, [(ns, 0, nr_reclaimed)] of
+    parse_reclaims()), over the events inside one (a batch's shrink_inactive and a folio's deletion).
+    ValueError with fewer than `n_min` of either."""
+    from collections import Counter
+    if not full:
+        raise ValueError("no successful reclaim traced")
+    (b, f, pg), n = Counter((r[1], r[2], r[3]) for r in full).most_common(1)[0]
+    lt = [r[0] for r in light if r[2] == pg]
+    if n < n_min or len(lt) < n_min:
+        raise ValueError(f"too few like reclaims to time the trace's events ({n} traced of {b}/{f}/{pg}, {len(lt)} light of {pg} pages; {n_min} each wanted)")
+    fm = statistics.median(r[0] for r in full if (r[1], r[2], r[3]) == (b, f, pg))
+    lm = statistics.median(lt)
+    return {"reclaim_freed_event_ns": max(0, round((fm - lm) / (b + f))), "reclaim_freed_event_class": [b, f, pg, n, len(lt)],
+            "reclaim_freed_event_medians_ns": [round(fm), round(lm)]}
+
+
 def _lstsq(rows: list, ys: list) -> list:
     """Least squares (normal equations, Gaussian elimination with partial pivoting); ValueError
     when singular."""
@@ -988,8 +1017,8 @@ def reclaim_freed_from(rows: list, event_ns: Optional[int] = None, n_min: int = 
     each reclaim's ns over [1, batches, folios, tail pages (pages - folios)], the reclaims with at most
     FREED_MAX_BATCHES batches and at most the 95th percentile of their ns (a reclaim interrupted by an
     interrupt or another task's lock); the traced events inside a reclaim (one a batch, one a folio)
-    cost `event_ns` each (the calibration's isolate_trace_ns_per_call: the same tracefs instance's
-    cost of one vmscan event), taken off the batch and folio terms. `reclaim_folio_ns` (per folio
+    cost `event_ns` each (freed_event_ns(): the FADV_RANDOM reads' like reclaims traced full less
+    light), taken off the batch and folio terms. `reclaim_folio_ns` (per folio
     evicted: isolation, references, __remove_mapping(), uncharge, free) and `reclaim_tail_page_ns`
     (per page of an evicted folio past its first: 6.18 free_pages_prepare()'s tail-page walk, the
     per-page uncharge and LRU stats) are given to the engine; the fixed and per-batch terms are

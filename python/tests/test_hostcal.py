@@ -917,3 +917,14 @@ def test_reclaim_freed_fit_recovers_the_terms_less_the_event_cost():
     assert hostcal.reclaim_freed_from(rows, None)["reclaim_folio_ns"] == 2100
     with pytest.raises(ValueError, match="too few successful"):
         hostcal.reclaim_freed_from(rows[:5], 300)
+
+
+def test_freed_event_ns_is_the_like_reclaims_full_less_light_over_their_events():
+    """orders61: the most common traced (batches, folios, pages) class's median less the light
+    trace's median of reclaims of as many pages, over batches + folios; too few is an error."""
+    full = [(54000 + i % 3 * 1000, 5, 35, 35) for i in range(21)] + [(8000, 1, 1, 64)] * 5
+    light = [(46000 + i % 3 * 1000, 0, 35) for i in range(21)] + [(7000, 0, 64)] * 30
+    r = hostcal.freed_event_ns(full, light)
+    assert r["reclaim_freed_event_ns"] == 200 and r["reclaim_freed_event_class"] == [5, 35, 35, 21, 21]
+    with pytest.raises(ValueError, match="too few like reclaims"):
+        hostcal.freed_event_ns(full, light[:5])
