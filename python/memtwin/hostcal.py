@@ -1021,8 +1021,9 @@ def reclaim_freed_from(rows: list, event_ns: Optional[int] = None, n_min: int = 
     light), taken off the batch and folio terms. `reclaim_folio_ns` (per folio
     evicted: isolation, references, __remove_mapping(), uncharge, free) and `reclaim_tail_page_ns`
     (per page of an evicted folio past its first: 6.18 free_pages_prepare()'s tail-page walk, the
-    per-page uncharge and LRU stats) are given to the engine; the fixed and per-batch terms are
-    recorded. ValueError with fewer than `n_min` reclaims, or a folio or tail-page term below 1 ns."""
+    per-page uncharge and LRU stats) are given to the engine, and the fixed and per-batch terms
+    (`reclaim_fixed_ns`: try_to_free_mem_cgroup_pages()'s own, less one event; `reclaim_batch_ns`: a
+    shrink_inactive_list() call that frees, less its event). ValueError with fewer than `n_min` reclaims, or a folio or tail-page term below 1 ns."""
     rows = [r for r in rows if r[1] <= FREED_MAX_BATCHES]
     if len(rows) < n_min:
         raise ValueError(f"too few successful memcg reclaims on the CPU ({len(rows)}; {n_min} wanted)")
@@ -1034,6 +1035,10 @@ def reclaim_freed_from(rows: list, event_ns: Optional[int] = None, n_min: int = 
     out = {"reclaim_freed_fit_ns": {"fixed": round(c), "batch": round(b), "folio": round(f), "tail_page": round(t, 1)},
            "reclaim_freed_event_ns": e, "reclaims_freed_fitted": len(rows),
            "reclaim_freed_batch_ns": round(b - e), "reclaim_freed_fixed_ns": round(c)}
+    # given too (orders61): the fixed term less the one event's cost a span holds (the begin's commit
+    # after its timestamp), the batch term less its event's
+    if round(c - e) >= 1 and round(b - e) >= 1:
+        out["reclaim_fixed_ns"], out["reclaim_batch_ns"] = round(c - e), round(b - e)
     folio, tail = round(f - e), round(t)
     if folio < 1 or tail < 1:
         raise ValueError(f"the fit's folio term {f - e:.0f} ns or tail-page term {t:.1f} ns is below 1 ns "

@@ -147,6 +147,13 @@ pub struct HostCost {
     /// ns per tail page of a large folio a memcg reclaim evicts (`[machine] reclaim_tail_page_ns`,
     /// orders61): [`CpuCost::evict_tail_page`].
     pub reclaim_tail_page: Option<u64>,
+    /// ns of a memcg reclaim's own work besides its batches and folios (`[machine]
+    /// reclaim_fixed_ns`, orders61: the fit's fixed term): [`CpuCost::reclaim_call`].
+    pub reclaim_fixed: Option<u64>,
+    /// ns per `shrink_inactive_list()` call that frees (`[machine] reclaim_batch_ns`, orders61): sets
+    /// [`CpuCost::evict_batch`] to it less a failing call (`shrink_list_call + scan_page` as
+    /// calibrated: `reclaim_call_ns`).
+    pub reclaim_batch: Option<u64>,
 }
 
 /// `filemap_read()`'s cost of a large folio, split from the per-order measurements: per 4 KiB
@@ -203,7 +210,8 @@ impl CpuCost {
     /// `anon_fault` the measured first-touch fault less the clearing (the measured
     /// `clear_page` or, without it, the table's; 6.18 `do_anonymous_page()`, M11/M12).
     /// `evict_page` from `reclaim_folio` less `scan_page` and `charge`, `evict_tail_page` from
-    /// `reclaim_tail_page` (orders61).
+    /// `reclaim_tail_page`, `reclaim_call` from `reclaim_fixed`, `evict_batch` from `reclaim_batch`
+    /// less the failing call in effect (orders61).
     /// Everything else stays the table's.
     pub fn host_calibrated(&self, h: &HostCost) -> CpuCost {
         let mut c = self.clone();
@@ -229,6 +237,12 @@ impl CpuCost {
         }
         if let Some(ns) = h.reclaim_tail_page {
             c.evict_tail_page = ns;
+        }
+        if let Some(ns) = h.reclaim_fixed {
+            c.reclaim_call = ns;
+        }
+        if let Some(ns) = h.reclaim_batch {
+            c.evict_batch = ns.saturating_sub(c.shrink_list_call + c.scan_page);
         }
         c
     }

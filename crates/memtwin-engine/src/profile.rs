@@ -1671,6 +1671,14 @@ pub struct CpuCost {
     /// reclaim_tail_page_ns`: hostcal.py `reclaim_freed_from()`, the per-page term past a folio's
     /// first of a least-squares fit over the calibration's successful memcg reclaims).
     pub evict_tail_page: u64,
+    /// Once per `shrink_inactive_list()` batch that freed a folio (orders61): the end of 6.18
+    /// `shrink_folio_list()` with a non-empty `free_folios` list, `mem_cgroup_uncharge_folios()`
+    /// (`uncharge_batch()`: the page counters, `memcg_check_events()`) and `free_unref_folios()`
+    /// (the per-CPU lists' lock and the batch's pcp bookkeeping), which a batch that frees nothing
+    /// skips. The table has no such term (its `shrink_list_call` is a failing call's, M13): 0 unless a
+    /// host recording measured a freeing batch (`[machine] reclaim_batch_ns`, less the failing call
+    /// `shrink_list_call + scan_page`).
+    pub evict_batch: u64,
     /// `workingset_refault()` per refaulting page (shadow unpack, distance, stats); estimate:
     /// the host kernel showed no refaults to measure it by.
     pub refault: u64,
@@ -1761,6 +1769,7 @@ impl CpuCost {
             shrink_list_call: 550,
             evict_page: 530,
             evict_tail_page: 0,
+            evict_batch: 0,
             refault: 150,
             reclaim_call: 1_500,
             dirty_page: 140,
@@ -1800,6 +1809,7 @@ impl CpuCost {
             scan_page: self.scan_page * k,
             evict_page: self.evict_page * k,
             evict_tail_page: self.evict_tail_page * k,
+            evict_batch: self.evict_batch * k,
             refault: self.refault * k,
             reclaim_call: self.reclaim_call * k,
             shrink_list_call: self.shrink_list_call * k,

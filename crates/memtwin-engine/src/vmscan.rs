@@ -2339,6 +2339,10 @@ impl Kernel {
             reclaimed += nr_p;
         }
         self.evict_batch_flush(&mut b);
+        if reclaimed > 0 {
+            // shrink_folio_list()'s free_folios: mem_cgroup_uncharge_folios(), free_unref_folios().
+            self.cpu(self.cost.evict_batch);
+        }
         self.move_folios_to_lru_age(memcg, st.nr_activate);
         self.isolated_putback(v, true, start, scanned, checked);
         self.count_scan_steal(memcg, v, scanned, reclaimed, sc);
