@@ -38,6 +38,13 @@ removed and its tracefs unmounted, the temporary blk-throttle rule and read_ahea
   (lab/validation/reclaim-spans-rule.md, amendment). Beside it, recorded and not given: the light trace's
   reclaims that freed pages, the median ns per page freed (`reclaim_freed_ns_per_page`).
 
+- `reclaim_folio_ns`, `reclaim_tail_page_ns`, `reclaim_fixed_ns`, `reclaim_batch_ns` (orders61, issue 21): after
+  the failing reclaims' reads, the same file read unthrottled (FREED_KINDS: FADV_SEQUENTIAL at read_ahead_kb 8192,
+  FADV_RANDOM traced full and light) with the reader's shrink_inactive and page-cache deletion events; each
+  successful reclaim's ns fitted over batches, folios and tail pages (reclaim_freed_from), the traced events' own
+  cost (freed_event_ns) taken off. Given to the engine (hostcal.rs: evict_page, evict_tail_page, reclaim_call,
+  evict_batch); lab/validation/orders61/README.md.
+
 - `device_window_ns` (rawin21), measured over the scenario's own run, not before it: the loop
   device's read requests traced from issue (`blk_mq_start_request()` in `loop_queue_rq()`) to
   completion (`blk_mq_end_request()`), block_rq_issue/block_rq_complete filtered on its dev_t,

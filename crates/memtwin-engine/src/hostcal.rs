@@ -39,6 +39,11 @@
 //!   one window issued at once and nothing else), each turned into a rate as the window is; the
 //!   rates are the loop device's read batches, drawn one per busy period
 //!   ([`crate::blkdev::HwQueue::read_bw_batches`]), the device's spread instead of one rate.
+//! - `reclaim_folio_ns`, `reclaim_tail_page_ns`, `reclaim_fixed_ns`, `reclaim_batch_ns` (orders61,
+//!   issue 21): a successful memcg reclaim's per-folio, per-tail-page, fixed and per-freeing-batch
+//!   terms, fitted by the host runner (hostcal.py `reclaim_freed_from()`): they set
+//!   [`CpuCost::evict_page`] (less `scan_page` and `charge`), [`CpuCost::evict_tail_page`],
+//!   [`CpuCost::reclaim_call`] and [`CpuCost::evict_batch`] (less the failing call).
 //! - `anon_fault_ns`, `clear_page_ns`, `zap_page_ns` (hostcal23, issues 21/23): the anonymous
 //!   memory paths of an `mmap_probe` round (mmap, one first-touch fault per base page, munmap),
 //!   by M11/M12's method (lab/measurements/anon_fault_cost.py, shortened: the 10th percentile of
