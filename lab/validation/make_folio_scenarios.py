@@ -626,6 +626,25 @@ V857A_NOTE = ("# Compared with a recording set taken on a quiet host of this mac
               "# whole-run window, the input it is given), and with every recording's reclaim spans and their median scaled\n"
               "# by the same six (lab/validation/trio-spans-1201/check_reclaim.py with CHECK_SET=v857a, trio-v857/check.txt).\n"
               "# The v1045a set below is kept, not compared.\n")
+# orders61 (issue 21): what the runner's successful-reclaim costs did to the two sequential scenarios (not a
+# compared set: three runs each on a loaded host; lab/validation/orders61/README.md)
+O61_NOTES = {
+    "host-ext4-seq-tight-512m-ra8192": ("# STILL OUT (orders61, 2026-12-03): the runner now measures a successful memcg reclaim's costs with each\n"
+                                        "# recording (hostcal.reclaim_freed_from: per reclaim 3.0-4.6 us, per freeing batch 1.5-2.0 us, per folio\n"
+                                        "# 0.77-0.86 us, per tail page 10-18 ns on the quiet runs; validate gives them as machine.reclaim_fixed_ns,\n"
+                                        "# reclaim_batch_ns, reclaim_folio_ns, reclaim_tail_page_ns). Against three quiet recordings with them\n"
+                                        "# (lab/validation/orders61/real/NAME-o61q1..3.json, 6.18.44-fc-v1045, load 1.45-1.79: three runs, not a\n"
+                                        "# RULE.md set) the twin reads -3.6/-10.7/-2.2% with the costs and -0.7/-12.2/-6.0% without (pass 2 out\n"
+                                        "# either way); against three loaded ones (o61a1..3, load 2.3-3.5) -13.2/-1.3/-9.6% and -13.2/-3.9/-11.9%.\n"
+                                        "# The per-folio cost measured is the table's (840 ns; orders60's 1.7 us a small folio was the trace's own\n"
+                                        "# cost, 150-625 ns an event): the costs move the passes a few % up, within three seeds' spread, and do not\n"
+                                        "# remove the low bias.\n"),
+    "host-ext4-seq-tight-1g-ra8192": ("# STILL OUT (orders61, 2026-12-03): with the runner's successful-reclaim costs (the 512M's note), against three\n"
+                                      "# recordings (lab/validation/orders61/real/NAME-o61q1..3.json, v1045, load 0.81-3.82: q1 quiet, q2 ended at\n"
+                                      "# 2.75, q3 at 3.82; not a RULE.md set) the twin reads -1.6/-8.8/-8.9% with them and -7.6/-9.0/-11.4%\n"
+                                      "# without (pass 3 out); against three loaded ones (o61a1..3) -7.6/-11.4/-7.2% (pass 2 out) and\n"
+                                      "# -7.9/-9.2/-7.0%: no steady gain beyond three seeds' spread.\n"),
+}
 V857A_NOTES = {
     "host-ext4-seq-tight-512m-ra8192": ("# PENDING (cmp857, 2026-12-02): within at validate's inputs, read_bytes -6.9/-6.5/-2.4% a pass (the kernel's\n"
                                         "# medians 1310/1322/1325 MB), but out at 2 of the other 17 points: seed blocks from 6 -7.2/-4.7/-4.4, 12\n"
@@ -915,7 +934,7 @@ def v1045a_rest(name):
 def set_note(name):
     """The header lines a scenario's quiet set puts first (which set, why; then the throttled trio's history)."""
     if name in V857A_SETS:
-        return V857A_NOTE + V857A_NOTES[name] + v1045a_rest(name)
+        return V857A_NOTE + V857A_NOTES[name] + O61_NOTES.get(name, "") + v1045a_rest(name)
     if name in V1045A_SETS:
         return V1045A_NOTE + V1045A_NOTES[name] + v669t_rest(name)
     if name in V669T_SETS:

@@ -38,6 +38,13 @@ removed and its tracefs unmounted, the temporary blk-throttle rule and read_ahea
   (lab/validation/reclaim-spans-rule.md, amendment). Beside it, recorded and not given: the light trace's
   reclaims that freed pages, the median ns per page freed (`reclaim_freed_ns_per_page`).
 
+- `reclaim_folio_ns`, `reclaim_tail_page_ns`, `reclaim_fixed_ns`, `reclaim_batch_ns` (orders61, issue 21): after
+  the failing reclaims' reads, the same file read unthrottled (FREED_KINDS: FADV_SEQUENTIAL at read_ahead_kb 8192,
+  FADV_RANDOM traced full and light) with the reader's shrink_inactive and page-cache deletion events; each
+  successful reclaim's ns fitted over batches, folios and tail pages (reclaim_freed_from), the traced events' own
+  cost (freed_event_ns) taken off. Given to the engine (hostcal.rs: evict_page, evict_tail_page, reclaim_call,
+  evict_batch); lab/validation/orders61/README.md.
+
 - `device_window_ns` (rawin21), measured over the scenario's own run, not before it: the loop
   device's read requests traced from issue (`blk_mq_start_request()` in `loop_queue_rq()`) to
   completion (`blk_mq_end_request()`), block_rq_issue/block_rq_complete filtered on its dev_t,
@@ -655,7 +662,8 @@ def reclaim_trace_finish(run, inst: str, pids: list, calls: Optional[float] = No
         reclaim_trace_stop(run, inst)
 
 
-def _read_child(path: str, procs: str, go_r: int, parent: int, go_w: Optional[int] = None, mask=None) -> None:
+def _read_child(path: str, procs: str, go_r: int, parent: int, go_w: Optional[int] = None, mask=None,
+                advice: int = os.POSIX_FADV_SEQUENTIAL) -> None:
     """In a forked child: close the pipe's write end `go_w`, die with the runner (a SIGKILLed
     runner must not leave it reading in the memcg), put back the signal mask `mask` (forked
     under signals_held()), join the memcg, wait for the go, read `path` once with 128 KiB reads.
@@ -672,7 +680,7 @@ def _read_child(path: str, procs: str, go_r: int, parent: int, go_w: Optional[in
             f.write(str(os.getpid()))
         os.read(go_r, 1)
         fd = os.open(path, os.O_RDONLY)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_SEQUENTIAL)
+        os.posix_fadvise(fd, 0, 0, advice)
         buf = bytearray(READ_BS)
         while os.readv(fd, [buf]) > 0:
             pass
@@ -755,13 +763,17 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
             with signals_held() as mask:
                 pid = os.fork()
                 if pid == 0:
-                    _read_child(path, os.path.join(memcg_dir, procs_name), go_r, me, go_w, mask)
+                    _read_child(path, os.path.join(memcg_dir, procs_name), go_r, me, go_w, mask,
+                                os.POSIX_FADV_RANDOM if kind.startswith("freed_random") else os.POSIX_FADV_SEQUENTIAL)
                 children.append(pid)
             events = [("vmscan/mm_vmscan_memcg_reclaim_begin", f"common_pid == {pid}"),
                       ("vmscan/mm_vmscan_memcg_reclaim_end", f"common_pid == {pid}"),
                       ("sched/sched_switch", f"prev_pid == {pid}")]
             if kind == "full":
                 events.append(("vmscan/mm_vmscan_lru_isolate", f"common_pid == {pid}"))
+            elif kind in ("freed", "freed_random"):
+                events += [("vmscan/mm_vmscan_lru_shrink_inactive", f"common_pid == {pid}"),
+                           ("filemap/mm_filemap_delete_from_page_cache", f"common_pid == {pid}")]
             _write(os.path.join(inst, "trace"), "")
             for ev, flt in events:
                 _write(os.path.join(inst, "events", ev, "filter"), flt)
@@ -788,6 +800,8 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
                 raise ValueError("the calibration's reader failed")
             with open(os.path.join(inst, "trace"), errors="replace") as f:
                 text = f.read()
+            if kind in ("freed", "freed_random"):  # freed_random_light: parse_reclaims() below
+                return parse_freed_reclaims(text, pid), reclaims_begun(text, pid)
             return parse_reclaims(text, pid), reclaims_begun(text, pid)
         finally:
             os.close(go_r)
@@ -830,12 +844,29 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
         make("inst", os.mkdir, inst)
         _write(os.path.join(inst, "buffer_size_kb"), "16384")
         got = reclaim_reads_until(read_one)
+        # orders61: the successful reclaims' reads, unthrottled (module doc, FREED_EVENTS)
+        _write(os.path.join(base, "blkio.throttle.read_bps_device"), f"{majmin} 0")
+        run.throttled = None
+        freed, freed_reads, light_random = [], [], []
+        try:
+            for kind in FREED_KINDS:
+                for _ in range(FREED_READS):
+                    rs, begun = read_one(kind)
+                    if kind == "freed_random_light":
+                        light_random.extend(r for r in rs if r[2] > 0)
+                    else:
+                        freed.extend(rs)
+                    freed_reads.append([kind, len(rs), begun])
+        except (OSError, ValueError) as e:
+            got["freed_unavailable"] = str(e)
+        got["freed"], got["freed_reads"], got["freed_light"] = freed, freed_reads, light_random
     finally:
         if not mine["inst"]:
             run.traces.pop("hostcal", None)  # never made, or another's: not the runner's cleanup's to remove either
         elif os.path.isdir(inst):
             for ev in ("vmscan/mm_vmscan_memcg_reclaim_begin", "vmscan/mm_vmscan_memcg_reclaim_end",
-                       "sched/sched_switch", "vmscan/mm_vmscan_lru_isolate"):
+                       "sched/sched_switch", "vmscan/mm_vmscan_lru_isolate", "vmscan/mm_vmscan_lru_shrink_inactive",
+                       "filemap/mm_filemap_delete_from_page_cache"):
                 try:
                     _write(os.path.join(inst, "events", ev, "enable"), "0")
                 except OSError:
@@ -881,6 +912,146 @@ def reclaim_call_from_reads(got: dict) -> dict:
         raise ValueError(f"{e} after {reads}" + (f" (bound: {got['bound']})" if got.get("bound") else "")) from None
     out["reclaim_reads"] = dict(got["reads"])
     out["reclaims_by_read"] = [list(r) for r in got["by_read"]]
+    # orders61: the successful reclaims' costs, recorded with what they came from; why not, if not
+    if "freed" in got:
+        out["reclaim_freed_reads"] = got.get("freed_reads", [])
+        out["reclaim_freed_rows"] = [list(r) for r in got["freed"]]
+        try:
+            if got.get("freed_unavailable"):
+                raise ValueError(got["freed_unavailable"])
+            ev = freed_event_ns(got["freed"], got.get("freed_light", []))
+            out.update(ev)
+            out.update(reclaim_freed_from(got["freed"], ev["reclaim_freed_event_ns"]))
+        except ValueError as e:
+            out["reclaim_freed_unavailable"] = str(e)
+    return out
+
+
+# orders61 (issue 21): a successful memcg reclaim's costs, split into the terms the engine prices.
+# After the failing-reclaim reads, the same file is read cold in the same memcg with the blk-throttle
+# rule removed (so reclaim finds folios it can free), at read_ahead_kb 8192, sequentially ("freed":
+# victims the readahead's large folios and, after each ramp, its small ones) and with POSIX_FADV_RANDOM
+# ("freed_random": no readahead, 6.18 page_cache_sync_ra()'s FMODE_RANDOM path reads the request in
+# order-0 folios: victims of 32 order-0 folios a reclaim), FREED_READS times each, with
+# mm_vmscan_memcg_reclaim_begin/_end, sched_switch,
+# mm_vmscan_lru_shrink_inactive (one a shrink_inactive_list() call) and mm_filemap_delete_from_page_cache
+# (one a folio deleted, with its order) of the reader.
+FREED_READS = 2
+FREED_KINDS = ("freed", "freed_random", "freed_random_light")
+FREED_MAX_BATCHES = 20
+FREED_MIN = 20
+FREED_EVENTS = ("vmscan/mm_vmscan_memcg_reclaim_begin", "vmscan/mm_vmscan_memcg_reclaim_end",
+                "sched/sched_switch", "vmscan/mm_vmscan_lru_shrink_inactive",
+                "filemap/mm_filemap_delete_from_page_cache")
+
+
+def parse_freed_reclaims(text: str, pid: int) -> list:
+    """[(ns, batches, folios, pages)] of task `pid`'s memcg reclaims that freed pages (nr_reclaimed
+    > 0) without leaving the CPU, in a trace with FREED_EVENTS: `batches` its
+    mm_vmscan_lru_shrink_inactive events (shrink_inactive_list() calls), `folios` its
+    mm_filemap_delete_from_page_cache events (folios deleted, __remove_mapping()) and `pages` their
+    pages (2^order each)."""
+    out, cur = [], None
+    p = str(pid)
+    for line in text.splitlines():
+        m = TRACE_LINE.match(line)
+        if not m:
+            continue
+        _comm, tid, ts, ev, rest = m.groups()
+        if ev == "sched_switch":
+            if cur is not None and re.search(rf"prev_pid={p}\b", rest):
+                cur[4] = True
+            continue
+        if tid != p:
+            continue
+        if ev == "mm_vmscan_memcg_reclaim_begin":
+            cur = [float(ts), 0, 0, 0, False]
+        elif cur is None:
+            continue
+        elif ev == "mm_vmscan_lru_shrink_inactive":
+            cur[1] += 1
+        elif ev == "mm_filemap_delete_from_page_cache":
+            g = re.search(r"order=(\d+)", rest)
+            cur[2] += 1
+            cur[3] += 1 << int(g.group(1)) if g else 1
+        elif ev == "mm_vmscan_memcg_reclaim_end":
+            g = re.search(r"nr_reclaimed=(\d+)", rest)
+            if not cur[4] and g and int(g.group(1)) > 0 and cur[2] > 0:
+                out.append((round((float(ts) - cur[0]) * 1e9), cur[1], cur[2], cur[3]))
+            cur = None
+    return out
+
+
+def freed_event_ns(full: list, light: list, n_min: int = FREED_MIN) -> dict:
+    """The cost of one traced event inside a successful reclaim (orders61): the order-0 reclaims of the
+    FADV_RANDOM reads are all alike (the full trace's most common (batches, folios, pages), 5 / 35 / 35 on
+    6.18: M13's structure), so their median in the full trace less the median of the light trace's
+    reclaims of as many pages (mm_vmscan_memcg_reclaim_begin/_end only, [(ns, 0, nr_reclaimed)] of
+    parse_reclaims()), over the events inside one (a batch's shrink_inactive and a folio's deletion).
+    ValueError with fewer than `n_min` of either."""
+    from collections import Counter
+    if not full:
+        raise ValueError("no successful reclaim traced")
+    (b, f, pg), n = Counter((r[1], r[2], r[3]) for r in full).most_common(1)[0]
+    lt = [r[0] for r in light if r[2] == pg]
+    if n < n_min or len(lt) < n_min:
+        raise ValueError(f"too few like reclaims to time the trace's events ({n} traced of {b}/{f}/{pg}, {len(lt)} light of {pg} pages; {n_min} each wanted)")
+    fm = statistics.median(r[0] for r in full if (r[1], r[2], r[3]) == (b, f, pg))
+    lm = statistics.median(lt)
+    return {"reclaim_freed_event_ns": max(0, round((fm - lm) / (b + f))), "reclaim_freed_event_class": [b, f, pg, n, len(lt)],
+            "reclaim_freed_event_medians_ns": [round(fm), round(lm)]}
+
+
+def _lstsq(rows: list, ys: list) -> list:
+    """Least squares (normal equations, Gaussian elimination with partial pivoting); ValueError
+    when singular."""
+    k = len(rows[0])
+    a = [[sum(r[i] * r[j] for r in rows) for j in range(k)] + [sum(r[i] * y for r, y in zip(rows, ys))] for i in range(k)]
+    for c in range(k):
+        piv = max(range(c, k), key=lambda i: abs(a[i][c]))
+        if abs(a[piv][c]) < 1e-9:
+            raise ValueError("the reclaims do not separate the terms (singular fit)")
+        a[c], a[piv] = a[piv], a[c]
+        for i in range(k):
+            if i != c:
+                f = a[i][c] / a[c][c]
+                a[i] = [x - f * y for x, y in zip(a[i], a[c])]
+    return [a[i][k] / a[i][i] for i in range(k)]
+
+
+def reclaim_freed_from(rows: list, event_ns: Optional[int] = None, n_min: int = FREED_MIN) -> dict:
+    """A successful memcg reclaim's costs (orders61) from parse_freed_reclaims() rows: least squares of
+    each reclaim's ns over [1, batches, folios, tail pages (pages - folios)], the reclaims with at most
+    FREED_MAX_BATCHES batches and at most the 95th percentile of their ns (a reclaim interrupted by an
+    interrupt or another task's lock); the traced events inside a reclaim (one a batch, one a folio)
+    cost `event_ns` each (freed_event_ns(): the FADV_RANDOM reads' like reclaims traced full less
+    light), taken off the batch and folio terms. `reclaim_folio_ns` (per folio
+    evicted: isolation, references, __remove_mapping(), uncharge, free) and `reclaim_tail_page_ns`
+    (per page of an evicted folio past its first: 6.18 free_pages_prepare()'s tail-page walk, the
+    per-page uncharge and LRU stats) are given to the engine, and the fixed and per-batch terms
+    (`reclaim_fixed_ns`: try_to_free_mem_cgroup_pages()'s own, less one event; `reclaim_batch_ns`: a
+    shrink_inactive_list() call that frees, less its event). ValueError with fewer than `n_min` reclaims, or a folio or tail-page term below 1 ns."""
+    rows = [r for r in rows if r[1] <= FREED_MAX_BATCHES]
+    if len(rows) < n_min:
+        raise ValueError(f"too few successful memcg reclaims on the CPU ({len(rows)}; {n_min} wanted)")
+    cut = sorted(r[0] for r in rows)[max(0, int(0.95 * len(rows)) - 1)]
+    rows = [r for r in rows if r[0] <= cut]
+    x = [[1.0, float(b), float(f), float(pg - f)] for _, b, f, pg in rows]
+    c, b, f, t = _lstsq(x, [float(r[0]) for r in rows])
+    e = event_ns if event_ns is not None and event_ns > 0 else 0
+    out = {"reclaim_freed_fit_ns": {"fixed": round(c), "batch": round(b), "folio": round(f), "tail_page": round(t, 1)},
+           "reclaim_freed_event_ns": e, "reclaims_freed_fitted": len(rows),
+           "reclaim_freed_batch_ns": round(b - e), "reclaim_freed_fixed_ns": round(c)}
+    # given too (orders61): the fixed term less the one event's cost a span holds (the begin's commit
+    # after its timestamp), the batch term less its event's
+    if round(c - e) >= 1 and round(b - e) >= 1:
+        out["reclaim_fixed_ns"], out["reclaim_batch_ns"] = round(c - e), round(b - e)
+    folio, tail = round(f - e), round(t)
+    if folio < 1 or tail < 1:
+        raise ValueError(f"the fit's folio term {f - e:.0f} ns or tail-page term {t:.1f} ns is below 1 ns "
+                         f"({len(rows)} reclaims; fit {out['reclaim_freed_fit_ns']})")
+    out["reclaim_folio_ns"] = folio
+    out["reclaim_tail_page_ns"] = tail
     return out
 
 

@@ -942,7 +942,10 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
     memcg reclaim) and their median as `machine.reclaim_call_ns` instead of the calibration's;
     `machine.anon_fault_ns`, `clear_page_ns`, `zap_page_ns` as measured (hostcal23: the
     first-touch fault, its clearing, munmap, per 4 KiB; hostcal.rs sets CpuCost's anon_fault,
-    clear_page, zap_page). The two older windows are checked when present and not given: the O_DIRECT window
+    clear_page, zap_page); `machine.reclaim_folio_ns` and `reclaim_tail_page_ns` as measured (orders61:
+    a successful memcg reclaim's per-folio and per-tail-page terms, hostcal.reclaim_freed_from();
+    hostcal.rs sets evict_page and evict_tail_page), `reclaim_fixed_ns` and `reclaim_batch_ns` (its
+    fixed and per-freeing-batch terms: reclaim_call, evict_batch). The two older windows are checked when present and not given: the O_DIRECT window
     (`loop_read_window_ns`, 3.9-23 ms at load 7-16 where the scenarios' windows take 1.5-2.4) is
     not the scenarios' windows, and the re-read readahead window (`readahead_window_ns`, a cold
     read less a hot one) holds readahead's page allocation, page cache insertion, LRU add and
@@ -978,7 +981,8 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
         if pairs:
             sets.append("machine.read_large_folio_ns=[" + ", ".join(f"[{o}, {ns}]" for o, ns in sorted(pairs)) + "]")
     for key in ("reclaim_call_ns", "device_window_ns", "readahead_window_ns", "loop_read_window_ns", "loop_read_window_thp_ns",
-                "anon_fault_ns", "clear_page_ns", "zap_page_ns"):
+                "anon_fault_ns", "clear_page_ns", "zap_page_ns", "reclaim_folio_ns", "reclaim_tail_page_ns",
+                "reclaim_fixed_ns", "reclaim_batch_ns"):
         v = hc.get(key)
         if v is None:
             continue
@@ -1009,7 +1013,8 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
                 # spans21 (lab/validation/spans-rule.md 1): the run's lone windows one by one, the
                 # device's read batches, one drawn per busy period from the boot seed
                 sets.append("machine.loop_read_window_spans=[" + ", ".join(f'"{x}ns"' for x in spans) + "]")
-        elif key in ("anon_fault_ns", "clear_page_ns", "zap_page_ns"):
+        elif key in ("anon_fault_ns", "clear_page_ns", "zap_page_ns", "reclaim_folio_ns", "reclaim_tail_page_ns",
+                     "reclaim_fixed_ns", "reclaim_batch_ns"):
             sets.append(f"machine.{key}={v}")
     spans = hc.get("scenario_reclaim_call_spans_ns")
     if spans is None and any(k in hc for k in SCENARIO_RECLAIM_KEYS):

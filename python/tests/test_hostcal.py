@@ -870,3 +870,61 @@ def test_the_runs_reclaim_trace_leaves_an_instance_that_was_there(tmp_path, monk
     with pytest.raises(OSError, match="Invalid argument"):
         hostcal.reclaim_trace_start(Run, [4242])
     assert not inst.exists() and Run.traces == {}
+
+
+FREED_TRACE = """\
+          python3-4242    [001] .....  200.000000: mm_vmscan_memcg_reclaim_begin: order=0 gfp_flags=GFP_NOFS
+          python3-4242    [001] .....  200.000004: mm_filemap_delete_from_page_cache: dev 7:0 ino c pfn=0x1000 ofs=0 order=8
+          python3-4242    [001] .....  200.000010: mm_vmscan_lru_shrink_inactive: nid=0 nr_scanned=1 nr_reclaimed=256 priority=12 flags=RECLAIM_WB_FILE|RECLAIM_WB_ASYNC
+          python3-4242    [001] .....  200.000013: mm_vmscan_memcg_reclaim_end: nr_reclaimed=256
+          python3-4243    [001] .....  200.000020: mm_filemap_delete_from_page_cache: dev 7:0 ino c pfn=0x2000 ofs=0 order=0
+          python3-4242    [001] .....  200.000100: mm_vmscan_memcg_reclaim_begin: order=0 gfp_flags=GFP_NOFS
+          python3-4242    [001] .....  200.000102: mm_filemap_delete_from_page_cache: dev 7:0 ino c pfn=0x3000 ofs=0 order=0
+          python3-4242    [001] .....  200.000103: mm_filemap_delete_from_page_cache: dev 7:0 ino c pfn=0x3001 ofs=4096 order=2
+          python3-4242    [001] .....  200.000105: mm_vmscan_lru_shrink_inactive: nid=0 nr_scanned=2 nr_reclaimed=5 priority=12 flags=RECLAIM_WB_FILE|RECLAIM_WB_ASYNC
+          python3-4242    [001] .....  200.000106: mm_vmscan_lru_shrink_inactive: nid=0 nr_scanned=0 nr_reclaimed=0 priority=12 flags=RECLAIM_WB_FILE|RECLAIM_WB_ASYNC
+          python3-4242    [001] .....  200.000109: mm_vmscan_memcg_reclaim_end: nr_reclaimed=5
+          python3-4242    [001] .....  200.000200: mm_vmscan_memcg_reclaim_begin: order=0 gfp_flags=GFP_NOFS
+          python3-4242    [001] .....  200.000201: mm_filemap_delete_from_page_cache: dev 7:0 ino c pfn=0x4000 ofs=0 order=6
+           <idle>-0       [001] .....  200.000202: sched_switch: prev_comm=python3 prev_pid=4242 prev_prio=110 prev_state=D ==> next_comm=swapper/1 next_pid=0 next_prio=120
+          python3-4242    [001] .....  200.000300: mm_vmscan_memcg_reclaim_end: nr_reclaimed=64
+          python3-4242    [001] .....  200.000400: mm_vmscan_memcg_reclaim_begin: order=0 gfp_flags=GFP_NOFS
+          python3-4242    [001] .....  200.000401: mm_vmscan_lru_shrink_inactive: nid=0 nr_scanned=1 nr_reclaimed=0 priority=12 flags=RECLAIM_WB_FILE|RECLAIM_WB_ASYNC
+          python3-4242    [001] .....  200.000402: mm_vmscan_memcg_reclaim_end: nr_reclaimed=0
+"""
+
+
+def test_parse_freed_reclaims_counts_batches_folios_and_pages_of_the_tasks_on_cpu_successful_reclaims():
+    """orders61: each successful reclaim the task stayed on the CPU in, with its shrink_inactive
+    events (batches), its deletions (folios) and their pages by order; another task's deletion,
+    a reclaim it left the CPU in and one that freed nothing are not counted."""
+    assert hostcal.parse_freed_reclaims(FREED_TRACE, 4242) == [(13000, 1, 1, 256), (9000, 2, 2, 5)]
+
+
+def test_reclaim_freed_fit_recovers_the_terms_less_the_event_cost():
+    """orders61: reclaims made of known terms (fixed 4000, batch 3000, folio 1800, tail page 25 ns,
+    each traced event 300 ns more inside) give back the folio and tail-page terms less the events;
+    a reclaim far above the rest (above the 95th percentile) does not move them; too few is an error."""
+    rows = []
+    for b, f, pg in [(1, 1, 64), (1, 1, 256), (1, 1, 512), (1, 32, 32), (8, 256, 256), (4, 60, 240), (2, 10, 640),
+                     (3, 40, 100), (12, 150, 300), (1, 2, 128), (5, 100, 400), (2, 1, 512)] * 3:
+        rows.append((4000 + b * 3300 + f * 2100 + round((pg - f) * 25), b, f, pg))
+    rows.append((10_000_000, 1, 1, 64))
+    r = hostcal.reclaim_freed_from(rows, 300)
+    assert (r["reclaim_folio_ns"], r["reclaim_tail_page_ns"], r["reclaim_freed_batch_ns"], r["reclaim_freed_fixed_ns"]) == (1800, 25, 3000, 4000)
+    assert r["reclaims_freed_fitted"] == len(rows) - 1
+    # without the event cost the terms hold it
+    assert hostcal.reclaim_freed_from(rows, None)["reclaim_folio_ns"] == 2100
+    with pytest.raises(ValueError, match="too few successful"):
+        hostcal.reclaim_freed_from(rows[:5], 300)
+
+
+def test_freed_event_ns_is_the_like_reclaims_full_less_light_over_their_events():
+    """orders61: the most common traced (batches, folios, pages) class's median less the light
+    trace's median of reclaims of as many pages, over batches + folios; too few is an error."""
+    full = [(54000 + i % 3 * 1000, 5, 35, 35) for i in range(21)] + [(8000, 1, 1, 64)] * 5
+    light = [(46000 + i % 3 * 1000, 0, 35) for i in range(21)] + [(7000, 0, 64)] * 30
+    r = hostcal.freed_event_ns(full, light)
+    assert r["reclaim_freed_event_ns"] == 200 and r["reclaim_freed_event_class"] == [5, 35, 35, 21, 21]
+    with pytest.raises(ValueError, match="too few like reclaims"):
+        hostcal.freed_event_ns(full, light[:5])

@@ -39,6 +39,11 @@
 //!   one window issued at once and nothing else), each turned into a rate as the window is; the
 //!   rates are the loop device's read batches, drawn one per busy period
 //!   ([`crate::blkdev::HwQueue::read_bw_batches`]), the device's spread instead of one rate.
+//! - `reclaim_folio_ns`, `reclaim_tail_page_ns`, `reclaim_fixed_ns`, `reclaim_batch_ns` (orders61,
+//!   issue 21): a successful memcg reclaim's per-folio, per-tail-page, fixed and per-freeing-batch
+//!   terms, fitted by the host runner (hostcal.py `reclaim_freed_from()`): they set
+//!   [`CpuCost::evict_page`] (less `scan_page` and `charge`), [`CpuCost::evict_tail_page`],
+//!   [`CpuCost::reclaim_call`] and [`CpuCost::evict_batch`] (less the failing call).
 //! - `anon_fault_ns`, `clear_page_ns`, `zap_page_ns` (hostcal23, issues 21/23): the anonymous
 //!   memory paths of an `mmap_probe` round (mmap, one first-touch fault per base page, munmap),
 //!   by M11/M12's method (lab/measurements/anon_fault_cost.py, shortened: the 10th percentile of
@@ -139,6 +144,21 @@ pub struct HostCost {
     pub clear_page: Option<u64>,
     /// ns per base page of munmap() of faulted pages: `zap_pte_range()` and the free (M11's).
     pub zap_page: Option<u64>,
+    /// ns per folio a successful memcg reclaim evicts (`[machine] reclaim_folio_ns`, orders61:
+    /// hostcal.py `reclaim_freed_from()`'s per-folio term): its isolation, references,
+    /// `__remove_mapping()`, uncharge and free; sets [`CpuCost::evict_page`] to it less
+    /// `scan_page` and `charge` (the engine's other per-folio terms of an eviction).
+    pub reclaim_folio: Option<u64>,
+    /// ns per tail page of a large folio a memcg reclaim evicts (`[machine] reclaim_tail_page_ns`,
+    /// orders61): [`CpuCost::evict_tail_page`].
+    pub reclaim_tail_page: Option<u64>,
+    /// ns of a memcg reclaim's own work besides its batches and folios (`[machine]
+    /// reclaim_fixed_ns`, orders61: the fit's fixed term): [`CpuCost::reclaim_call`].
+    pub reclaim_fixed: Option<u64>,
+    /// ns per `shrink_inactive_list()` call that frees (`[machine] reclaim_batch_ns`, orders61): sets
+    /// [`CpuCost::evict_batch`] to it less a failing call (`shrink_list_call + scan_page` as
+    /// calibrated: `reclaim_call_ns`).
+    pub reclaim_batch: Option<u64>,
 }
 
 /// `filemap_read()`'s cost of a large folio, split from the per-order measurements: per 4 KiB
@@ -194,6 +214,9 @@ impl CpuCost {
     /// `reclaim_call` less `scan_page`; `clear_page` and `zap_page` from the measured ones,
     /// `anon_fault` the measured first-touch fault less the clearing (the measured
     /// `clear_page` or, without it, the table's; 6.18 `do_anonymous_page()`, M11/M12).
+    /// `evict_page` from `reclaim_folio` less `scan_page` and `charge`, `evict_tail_page` from
+    /// `reclaim_tail_page`, `reclaim_call` from `reclaim_fixed`, `evict_batch` from `reclaim_batch`
+    /// less the failing call in effect (orders61).
     /// Everything else stays the table's.
     pub fn host_calibrated(&self, h: &HostCost) -> CpuCost {
         let mut c = self.clone();
@@ -213,6 +236,18 @@ impl CpuCost {
         }
         if let Some(ns) = h.zap_page {
             c.zap_page = ns;
+        }
+        if let Some(ns) = h.reclaim_folio {
+            c.evict_page = ns.saturating_sub(c.scan_page + c.charge);
+        }
+        if let Some(ns) = h.reclaim_tail_page {
+            c.evict_tail_page = ns;
+        }
+        if let Some(ns) = h.reclaim_fixed {
+            c.reclaim_call = ns;
+        }
+        if let Some(ns) = h.reclaim_batch {
+            c.evict_batch = ns.saturating_sub(c.shrink_list_call + c.scan_page);
         }
         c
     }

@@ -1663,6 +1663,22 @@ pub struct CpuCost {
     /// calls and 35 pages reclaimed per `try_to_free_mem_cgroup_pages()`): 959 =
     /// shrink_list_call/7 + scan_page + evict_page + uncharge (`charge`) + reclaim_call/35.
     pub evict_page: u64,
+    /// Per tail page of a large folio reclaim evicts (orders61, issue 21): 6.18 mm/page_alloc.c
+    /// `free_pages_prepare()` walks every tail page of a compound page it frees
+    /// (`free_tail_page_prepare()`, the `PAGE_FLAGS_CHECK_AT_PREP` clear), `2^order - 1` of them,
+    /// where `evict_page` is paid once a folio. The table has no such term (its M3/M4 reads were
+    /// order-0): 0, so nothing moves unless a host recording measured it (`[machine]
+    /// reclaim_tail_page_ns`: hostcal.py `reclaim_freed_from()`, the per-page term past a folio's
+    /// first of a least-squares fit over the calibration's successful memcg reclaims).
+    pub evict_tail_page: u64,
+    /// Once per `shrink_inactive_list()` batch that freed a folio (orders61): the end of 6.18
+    /// `shrink_folio_list()` with a non-empty `free_folios` list, `mem_cgroup_uncharge_folios()`
+    /// (`uncharge_batch()`: the page counters, `memcg_check_events()`) and `free_unref_folios()`
+    /// (the per-CPU lists' lock and the batch's pcp bookkeeping), which a batch that frees nothing
+    /// skips. The table has no such term (its `shrink_list_call` is a failing call's, M13): 0 unless a
+    /// host recording measured a freeing batch (`[machine] reclaim_batch_ns`, less the failing call
+    /// `shrink_list_call + scan_page`).
+    pub evict_batch: u64,
     /// `workingset_refault()` per refaulting page (shadow unpack, distance, stats); estimate:
     /// the host kernel showed no refaults to measure it by.
     pub refault: u64,
@@ -1752,6 +1768,8 @@ impl CpuCost {
             scan_page: 200,
             shrink_list_call: 550,
             evict_page: 530,
+            evict_tail_page: 0,
+            evict_batch: 0,
             refault: 150,
             reclaim_call: 1_500,
             dirty_page: 140,
@@ -1790,6 +1808,8 @@ impl CpuCost {
             submit_io: self.submit_io * k,
             scan_page: self.scan_page * k,
             evict_page: self.evict_page * k,
+            evict_tail_page: self.evict_tail_page * k,
+            evict_batch: self.evict_batch * k,
             refault: self.refault * k,
             reclaim_call: self.reclaim_call * k,
             shrink_list_call: self.shrink_list_call * k,

@@ -2339,6 +2339,10 @@ impl Kernel {
             reclaimed += nr_p;
         }
         self.evict_batch_flush(&mut b);
+        if reclaimed > 0 {
+            // shrink_folio_list()'s free_folios: mem_cgroup_uncharge_folios(), free_unref_folios().
+            self.cpu(self.cost.evict_batch);
+        }
         self.move_folios_to_lru_age(memcg, st.nr_activate);
         self.isolated_putback(v, true, start, scanned, checked);
         self.count_scan_steal(memcg, v, scanned, reclaimed, sc);
@@ -2543,13 +2547,16 @@ impl Kernel {
     }
 
     /// `__remove_mapping()` + `mem_cgroup_uncharge()` + `free_unref_folios()`: evict a clean
-    /// page, leaving a shadow entry (`workingset_eviction()`), and free its frame.
+    /// page, leaving a shadow entry (`workingset_eviction()`), and free its frame; a large folio
+    /// also pays `free_pages_prepare()`'s walk over its tail pages ([`CpuCost::evict_tail_page`]).
     pub fn evict(&mut self, p: PageId, target: MemcgId) {
         self.cpu(self.cost.evict_page);
         let shadow = if self.profile.workingset_refault { Some(self.workingset_eviction(p, target)) } else { None };
         if self.pages[p].test(pg::HEAD) {
             // A large folio goes whole, leaving one shadow entry over its range.
             let nr = self.pages.folio_nr_pages(p);
+            // free_pages_prepare(): free_tail_page_prepare() on each tail page (orders61).
+            self.cpu(self.cost.evict_tail_page * nr.saturating_sub(1));
             self.filemap_remove_large_folio(p, shadow);
             self.mem_cgroup_uncharge_folio(p);
             self.free_folio(p, nr);

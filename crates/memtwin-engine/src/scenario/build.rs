@@ -1050,6 +1050,11 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     ("anon_fault_ns", "ns of a first-touch anonymous fault of a base page, its clearing included (memtwin real --on host records it as real.machine.host_cost.anon_fault_ns)"),
                     ("clear_page_ns", "ns per 4 KiB of a huge page's first-touch fault, its clear_page() (memtwin real --on host records it as real.machine.host_cost.clear_page_ns)"),
                     ("zap_page_ns", "ns per base page of munmap() of faulted pages (memtwin real --on host records it as real.machine.host_cost.zap_page_ns)"),
+                    // orders61: a successful memcg reclaim's per-folio and per-tail-page terms.
+                    ("reclaim_folio_ns", "ns per folio a successful memcg reclaim evicts (memtwin real --on host records it as real.machine.host_cost.reclaim_folio_ns)"),
+                    ("reclaim_tail_page_ns", "ns per tail page of a large folio a memcg reclaim evicts (memtwin real --on host records it as real.machine.host_cost.reclaim_tail_page_ns)"),
+                    ("reclaim_fixed_ns", "ns of a memcg reclaim's fixed work (memtwin real --on host records it as real.machine.host_cost.reclaim_fixed_ns)"),
+                    ("reclaim_batch_ns", "ns per shrink_inactive_list() call that frees (memtwin real --on host records it as real.machine.host_cost.reclaim_batch_ns)"),
                 ] {
                     if let Some(v) = t.get(key) {
                         match get_uint(cx, v, &format!("machine.{key}")) {
@@ -1059,6 +1064,10 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                                 *match key {
                                     "anon_fault_ns" => &mut h.anon_fault,
                                     "clear_page_ns" => &mut h.clear_page,
+                                    "reclaim_folio_ns" => &mut h.reclaim_folio,
+                                    "reclaim_tail_page_ns" => &mut h.reclaim_tail_page,
+                                    "reclaim_fixed_ns" => &mut h.reclaim_fixed,
+                                    "reclaim_batch_ns" => &mut h.reclaim_batch,
                                     _ => &mut h.zap_page,
                                 } = Some(ns);
                             }
@@ -1201,7 +1210,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         None => {}
                     }
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "swap_file", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "vcpu_stall", "vcpu_stall_interval", "background_runnable", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "reclaim_call_spans", "loop_read_window", "loop_read_window_spans", "loop_worker_run", "vmpressure_work_run", "end_io_work_run", "preempt_resched_run", "preempt_resched_runs", "runner_sampler", "anon_fault_ns", "clear_page_ns", "zap_page_ns", "submit_io_slowdown", "nonmovable_free"]);
+                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "swap_file", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "vcpu_stall", "vcpu_stall_interval", "background_runnable", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "reclaim_call_spans", "loop_read_window", "loop_read_window_spans", "loop_worker_run", "vmpressure_work_run", "end_io_work_run", "preempt_resched_run", "preempt_resched_runs", "runner_sampler", "anon_fault_ns", "clear_page_ns", "zap_page_ns", "reclaim_folio_ns", "reclaim_tail_page_ns", "reclaim_fixed_ns", "reclaim_batch_ns", "submit_io_slowdown", "nonmovable_free"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),

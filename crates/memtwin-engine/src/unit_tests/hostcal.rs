@@ -350,3 +350,85 @@ fn bad_reclaim_call_spans_are_refused_with_the_fix() {
         assert!(e.contains("fix: "), "{m}: the fix: {e}");
     }
 }
+
+/// `[machine] reclaim_folio_ns`, `reclaim_tail_page_ns` (orders61, issue 21: hostcal.py
+/// `reclaim_freed_from()`'s per-folio and per-tail-page terms of a successful memcg reclaim):
+/// `evict_page` is the per-folio figure less the engine's other per-folio terms of an eviction
+/// (`scan_page`, the uncharge's `charge`), `evict_tail_page` the per-tail-page one; the rest of
+/// the table stays. Without the keys: the table's 530 and no tail-page term. The figures are test
+/// inputs, not a host's.
+#[test]
+fn reclaim_freed_costs_set_evict_page_and_evict_tail_page_6_18() {
+    let r = crate::profile::CpuCost::reference();
+    let c = host("reclaim_folio_ns = 1800\nreclaim_tail_page_ns = 25").kernel.cost.clone();
+    assert_eq!((c.evict_page, c.evict_tail_page), (1800 - r.scan_page - r.charge, 25));
+    assert_eq!((c.scan_page, c.charge, c.shrink_list_call, c.reclaim_call), (r.scan_page, r.charge, r.shrink_list_call, r.reclaim_call));
+    let c = host("reclaim_fixed_ns = 3000\nreclaim_batch_ns = 1700\nreclaim_call_ns = 900").kernel.cost.clone();
+    assert_eq!((c.reclaim_call, c.evict_batch, c.shrink_list_call), (3000, 1700 - 900, 900 - r.scan_page), "a freeing batch less the failing call");
+    let c = host("").kernel.cost.clone();
+    assert_eq!((c.evict_page, c.evict_tail_page, c.evict_batch, c.reclaim_call), (530, 0, 0, 1500), "no keys: the table");
+    for (m, want) in [("reclaim_folio_ns = 0", "machine.reclaim_folio_ns is 0"), ("reclaim_tail_page_ns = 2000000", "machine.reclaim_tail_page_ns is 2000000")] {
+        let e = crate::Document::from_toml("s.toml", &host_toml(m)).unwrap().resolve(None, &[]).unwrap_err().to_string();
+        assert!(e.contains(want), "{m}: {e}");
+    }
+}
+
+/// 6.18 `free_pages_prepare()` walks a freed compound page's `2^order - 1` tail pages
+/// (`free_tail_page_prepare()`): reclaim's eviction of an order-8 folio costs 255
+/// `evict_tail_page` more than the same eviction without the term, an order-0 page nothing more.
+#[test]
+fn evicting_a_large_folio_pays_each_tail_page_6_18() {
+    let cost = |machine: &str, order: u32| {
+        let mut s = sim(&format!(
+            "[scenario]\nname = \"tail\"\n[machine]\nram = \"1G\"\n{machine}\n[kernel]\nprofile = \"linux-6.18\"\ncgroup = \"v1\"\n\
+             [devices.sda]\nread_bw = \"1G\"\n[files.\"/f\"]\nsize = \"16M\"\n[cgroups.A]\n\"memory.limit_in_bytes\" = \"64M\"\n\
+             [tasks.t]\ncgroup = \"A\"\nops = [{{ op = \"sleep\", duration = \"1ms\" }}]\n"
+        ));
+        let (a, f) = (memcg(&s, "A"), inode(&s, "/f"));
+        let k = &mut s.kernel;
+        if order == 0 {
+            k.filemap_add_folio(f, 256, a, true).unwrap();
+        } else {
+            k.filemap_add_large_folio(f, 256, order, a, true).unwrap();
+        }
+        let t0 = k.sys_ns;
+        isolate_and_evict(k, f, 256);
+        k.sys_ns - t0
+    };
+    assert_eq!(cost("reclaim_tail_page_ns = 25", 8), cost("", 8) + 25 * 255);
+    assert_eq!(cost("reclaim_tail_page_ns = 25", 0), cost("", 0));
+}
+
+/// orders61: a `shrink_inactive_list()` batch that frees pays `evict_batch` once (6.18
+/// `shrink_folio_list()`'s `mem_cgroup_uncharge_folios()` and `free_unref_folios()` of its
+/// `free_folios`), and `reclaim_fixed_ns` is the reclaim's `reclaim_call`: a memcg reclaim of 32
+/// order-0 page-cache folios costs 1500 ns more with `reclaim_fixed_ns` 1500 above the table's, and
+/// 800 more a freeing batch with `reclaim_batch_ns` 800 above the failing call; with nothing to
+/// free, no batch pays.
+#[test]
+fn a_freeing_batch_pays_evict_batch_and_the_reclaim_its_fixed_cost_6_18() {
+    let cost = |machine: &str, pages: u32| {
+        let mut s = sim(&format!(
+            "[scenario]\nname = \"batch\"\n[machine]\nram = \"1G\"\nreclaim_call_ns = 900\n{machine}\n[kernel]\nprofile = \"linux-6.18\"\ncgroup = \"v1\"\n\
+             [devices.sda]\nread_bw = \"1G\"\n[files.\"/f\"]\nsize = \"16M\"\n[cgroups.A]\n\"memory.limit_in_bytes\" = \"64M\"\n\
+             [tasks.t]\ncgroup = \"A\"\nops = [{{ op = \"sleep\", duration = \"1ms\" }}]\n"
+        ));
+        let (a, f) = (memcg(&s, "A"), inode(&s, "/f"));
+        let k = &mut s.kernel;
+        for i in 0..pages {
+            k.filemap_add_folio(f, i, a, true).unwrap();
+        }
+        k.lru_add_drain();
+        let t0 = k.sys_ns;
+        let freed = k.try_to_free_mem_cgroup_pages(a, 32);
+        (k.sys_ns - t0, freed)
+    };
+    let (base, freed) = cost("", 32);
+    assert_eq!(freed, 32);
+    assert_eq!(cost("reclaim_fixed_ns = 3000", 32), (base + 1500, 32), "once a reclaim");
+    let (with, _) = cost("reclaim_batch_ns = 1700", 32);
+    // the 32 folios go in a few small batches as the priority falls (lruvec size >> priority)
+    assert!(with > base && (with - base) % 800 == 0, "{with} - {base}: 800 per freeing batch");
+    let (none, _) = cost("", 0);
+    assert_eq!(cost("reclaim_batch_ns = 1700", 0).0, none, "nothing freed: no batch pays");
+}
