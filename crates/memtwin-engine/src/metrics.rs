@@ -353,8 +353,17 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
         // vmstat.thp_split_pmd: the PMD splits of reclaim's THPs, at the unmap of one written
         // whole (huge_memory.rs split_huge_pmd_address()) or in split_huge_page()
         // (ShmemStat::thp_split_pmd).
-        let values = [(b.shmem[3] - a.shmem[3]) as f64, (b.shmem[4] - a.shmem[4]) as f64, (b.shmem[5] - a.shmem[5]) as f64, (b.shmem[9] - a.shmem[9]) as f64];
-        m.extend(["vmstat.thp_split_page", "vmstat.thp_swpout", "vmstat.thp_swpout_fallback", "vmstat.thp_split_pmd"].map(String::from).into_iter().zip(values));
+        // Named as the era's /proc/vmstat names them (review61 L5): before 4.5 the one counter
+        // is `thp_split` (122afea9626a, 4.5, split it into thp_split_page and thp_split_pmd);
+        // thp_swpout and thp_swpout_fallback came with 4.14 (bd4c82c22c36, fe490cc0fe9e). The
+        // profiles here with `ThpSwapOut::Split` (3.13, 4.3, 4.4) are all before 4.5, the
+        // others (5.0 on) after 4.14.
+        if k.profile.thp_swapout == crate::swapfile::ThpSwapOut::Split {
+            m.push(("vmstat.thp_split".to_string(), (b.shmem[3] - a.shmem[3]) as f64));
+        } else {
+            let values = [(b.shmem[3] - a.shmem[3]) as f64, (b.shmem[4] - a.shmem[4]) as f64, (b.shmem[5] - a.shmem[5]) as f64, (b.shmem[9] - a.shmem[9]) as f64];
+            m.extend(["vmstat.thp_split_page", "vmstat.thp_swpout", "vmstat.thp_swpout_fallback", "vmstat.thp_split_pmd"].map(String::from).into_iter().zip(values));
+        }
     }
     if let Some(z) = k.zswap.as_ref() {
         // Only on a machine with zswap (`[machine] zswap`), so that other runs' outputs keep

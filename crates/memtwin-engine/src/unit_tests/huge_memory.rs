@@ -312,3 +312,30 @@ fn munmap_of_a_thp_written_whole_frees_its_pages_and_slots() {
         assert_eq!(s.kernel.vmstat.nr_writeback, 0, "{profile}: the writes in flight completed on their own");
     }
 }
+
+/// The THP reclaim counters are reported under the names the era's /proc/vmstat has
+/// (review61 L5): 4.4 has one `thp_split` (122afea9626a split it into `thp_split_page` and
+/// `thp_split_pmd` in 4.5; `thp_swpout` and `thp_swpout_fallback` came with 4.14), 6.1 the
+/// four. A 64M memcg with THP always and 96M touched: both split the THPs they swap out.
+#[test]
+fn thp_reclaim_counters_carry_the_eras_vmstat_names_4_4_and_6_1() {
+    let scn = |profile: &str| {
+        format!(
+            "[scenario]\nname = \"thp-names\"\n[machine]\nram = \"1G\"\nswap = \"256M\"\nswap_file = true\n[kernel]\nprofile = \"{profile}\"\ncgroup = \"v1\"\nthp = \"always\"\n[devices.sda]\nread_bw = \"500M\"\nwrite_bw = \"400M\"\n[cgroups.A]\n\"memory.limit_in_bytes\" = \"64M\"\n[tasks.t]\ncgroup = \"A\"\nops = [{{ op = \"mmap\", name = \"m\", size = \"96M\", step = \"touch\" }}, {{ op = \"touch\", name = \"m\", access = \"write\", step = \"touch\" }}]\n"
+        )
+    };
+    let names = |profile: &str| -> Vec<(String, f64)> {
+        let r = sim(&scn(profile)).run(&mut |_, _| true).unwrap();
+        step_of(&r, None, "touch").metrics.iter().filter(|(m, _)| m.starts_with("vmstat.thp_s")).cloned().collect()
+    };
+    let old = names("linux-4.4");
+    assert_eq!(old.iter().map(|(m, _)| m.as_str()).collect::<Vec<_>>(), ["vmstat.thp_split"], "{old:?}");
+    assert!(old[0].1 > 0.0, "4.4 split what it swapped: {old:?}");
+    let new = names("linux-6.1");
+    assert_eq!(
+        new.iter().map(|(m, _)| m.as_str()).collect::<Vec<_>>(),
+        ["vmstat.thp_split_page", "vmstat.thp_swpout", "vmstat.thp_swpout_fallback", "vmstat.thp_split_pmd"],
+        "{new:?}"
+    );
+    assert!(new[0].1 > 0.0, "6.1 split on a swap file: {new:?}");
+}
