@@ -255,6 +255,27 @@ impl SwapArea {
         None
     }
 
+    /// `swap_alloc_cluster()` (6.1 mm/swapfile.c) of a PMD-sized folio: a cluster from
+    /// `si->free_clusters`, wholly free and `SWAPFILE_CLUSTER`-aligned ("offset = idx *
+    /// SWAPFILE_CLUSTER"), never cluster 0, which holds the header page (`setup_clusters()`;
+    /// 6.12's and 6.14+'s allocators also take an empty cluster for an order-9 request), or
+    /// `None` (the caller splits the folio; review61 M2: a free run across two clusters was
+    /// taken before). The kernel takes the head of its free list, which `setup_clusters()`
+    /// interleaves by `SWAP_CLUSTER_COLS` from a random start on an SSD; the engine takes the
+    /// lowest free cluster (which moves the slots' numbers only).
+    fn free_cluster(&self) -> Option<u64> {
+        let words = (SWAPFILE_CLUSTER / 64) as usize;
+        let mut c = 1u64;
+        while (c + 1) * SWAPFILE_CLUSTER <= self.max {
+            let w0 = (c * SWAPFILE_CLUSTER / 64) as usize;
+            if (w0..w0 + words).all(|w| self.used.get(w).copied().unwrap_or(0) == 0) {
+                return Some(c * SWAPFILE_CLUSTER);
+            }
+            c += 1;
+        }
+        None
+    }
+
     /// `scan_swap_map_slots()` on a rotational device: the next free slot from `cluster_next`
     /// forward (wrapping), and every `SWAPFILE_CLUSTER` slots a new start at the first free
     /// run of that many from the lowest free slot, "to minimize the span of allocated swap".
@@ -264,7 +285,9 @@ impl SwapArea {
         if self.inuse + n > self.pages {
             return None;
         }
-        let start = if n > 1 {
+        let start = if n == SWAPFILE_CLUSTER {
+            self.free_cluster()?
+        } else if n > 1 {
             self.free_run(n)?
         } else {
             if self.cluster_nr == 0 {

@@ -105,6 +105,7 @@ fn a_thp_on_a_non_rotational_block_device_is_written_whole_6_1_and_6_18() {
         assert_eq!(out, Out { swpout: 1, fallback: 0, split: 0, pswpout: 512 }, "{profile}");
         let sl = slots(&s, vma);
         assert!(sl.len() == 512 && sl.windows(2).all(|w| w[1] == w[0] + 1), "{profile}: 512 contiguous slots");
+        assert!(sl[0] > 0 && sl[0] % 512 == 0, "{profile}: a cluster-aligned run, not cluster 0: {}", sl[0]);
         assert_invariants(&s.kernel);
     }
 }

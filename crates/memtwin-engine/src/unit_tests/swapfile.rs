@@ -100,6 +100,32 @@ fn swap_slots_go_forward_6_1() {
     assert_eq!(a.inuse, 7);
 }
 
+/// 6.1 `swap_alloc_cluster()`: a PMD-sized folio's 512 slots are a wholly free,
+/// `SWAPFILE_CLUSTER`-aligned cluster, never cluster 0 (the header's), taken from the free
+/// list; a free run across two clusters does not do (review61 M2: the engine took the first
+/// free run, slot 1 on an empty area). On a 2048-slot area with one slot in use in each of
+/// clusters 1-3 the 599 free slots from 101 to 699 are no cluster: the request fails (the
+/// caller splits the folio); freeing cluster 2's slot gives it cluster 2.
+#[test]
+fn a_pmd_sized_swap_request_takes_a_free_aligned_cluster_6_1() {
+    use crate::swapfile::{SwapArea, SWAPFILE_CLUSTER};
+    let m = MemcgId::ROOT;
+    let mut a = SwapArea::new(crate::types::DevId(0), 0, 4 * SWAPFILE_CLUSTER);
+    assert_eq!(a.alloc(SWAPFILE_CLUSTER, m), Some(SWAPFILE_CLUSTER as u32), "cluster 1 on an empty area, not slot 1");
+    let mut a = SwapArea::new(crate::types::DevId(0), 0, 4 * SWAPFILE_CLUSTER);
+    for _ in 1..4 * SWAPFILE_CLUSTER {
+        a.alloc(1, m).unwrap();
+    }
+    for s in 1..4 * SWAPFILE_CLUSTER as u32 {
+        if ![100, 700, 1300, 1700].contains(&s) {
+            a.free(s);
+        }
+    }
+    assert_eq!(a.alloc(SWAPFILE_CLUSTER, m), None, "no wholly free cluster (a free run of 599 from 101)");
+    a.free(1300);
+    assert_eq!(a.alloc(SWAPFILE_CLUSTER, m), Some(2 * SWAPFILE_CLUSTER as u32));
+}
+
 /// memory.swap.max (v2): with room for the overage the hog swaps within it; with
 /// memory.swap.max = 0 `mem_cgroup_get_nr_swap_pages()` is 0, `get_scan_count()` scans no
 /// anon (SCAN_FILE), and the hog is OOM-killed without touching swap.
