@@ -482,10 +482,11 @@ def device_trace_finish(run, inst: str) -> dict:
             run.traces.pop("device", None)
 
 
-def parse_reclaims(text: str, pid: int) -> list:
-    """[(ns, isolate calls, nr_reclaimed)] of task `pid`'s memcg reclaims in a trace's text that
-    it did not leave the CPU in (sched_switch with prev_pid = pid between begin and end)."""
-    out, cur = [], None
+def reclaim_spans(text: str, pid: int):
+    """Task `pid`'s memcg reclaims in a trace's text that it did not leave the CPU in (no
+    sched_switch with prev_pid = pid between begin and end), in order: (ns, [(event, rest)] of
+    its other events between begin and end, nr_reclaimed)."""
+    cur = None
     p = str(pid)
     for line in text.splitlines():
         m = TRACE_LINE.match(line)
@@ -499,15 +500,22 @@ def parse_reclaims(text: str, pid: int) -> list:
         if tid != p:
             continue
         if ev == "mm_vmscan_memcg_reclaim_begin":
-            cur = [float(ts), 0, False]
-        elif ev == "mm_vmscan_lru_isolate" and cur is not None:
-            cur[1] += 1
-        elif ev == "mm_vmscan_memcg_reclaim_end" and cur is not None:
+            cur = [float(ts), [], False]
+        elif cur is None:
+            continue
+        elif ev == "mm_vmscan_memcg_reclaim_end":
             g = re.search(r"nr_reclaimed=(\d+)", rest)
             if not cur[2] and g:
-                out.append((round((float(ts) - cur[0]) * 1e9), cur[1], int(g.group(1))))
+                yield round((float(ts) - cur[0]) * 1e9), cur[1], int(g.group(1))
             cur = None
-    return out
+        else:
+            cur[1].append((ev, rest))
+
+
+def parse_reclaims(text: str, pid: int) -> list:
+    """[(ns, isolate calls, nr_reclaimed)] of task `pid`'s memcg reclaims in a trace's text that
+    it did not leave the CPU in ([`reclaim_spans`])."""
+    return [(ns, sum(ev == "mm_vmscan_lru_isolate" for ev, _ in evs), nr) for ns, evs, nr in reclaim_spans(text, pid)]
 
 
 def reclaims_begun(text: str, pid: int) -> int:
@@ -951,34 +959,18 @@ def parse_freed_reclaims(text: str, pid: int) -> list:
     mm_vmscan_lru_shrink_inactive events (shrink_inactive_list() calls), `folios` its
     mm_filemap_delete_from_page_cache events (folios deleted, __remove_mapping()) and `pages` their
     pages (2^order each)."""
-    out, cur = [], None
-    p = str(pid)
-    for line in text.splitlines():
-        m = TRACE_LINE.match(line)
-        if not m:
-            continue
-        _comm, tid, ts, ev, rest = m.groups()
-        if ev == "sched_switch":
-            if cur is not None and re.search(rf"prev_pid={p}\b", rest):
-                cur[4] = True
-            continue
-        if tid != p:
-            continue
-        if ev == "mm_vmscan_memcg_reclaim_begin":
-            cur = [float(ts), 0, 0, 0, False]
-        elif cur is None:
-            continue
-        elif ev == "mm_vmscan_lru_shrink_inactive":
-            cur[1] += 1
-        elif ev == "mm_filemap_delete_from_page_cache":
-            g = re.search(r"order=(\d+)", rest)
-            cur[2] += 1
-            cur[3] += 1 << int(g.group(1)) if g else 1
-        elif ev == "mm_vmscan_memcg_reclaim_end":
-            g = re.search(r"nr_reclaimed=(\d+)", rest)
-            if not cur[4] and g and int(g.group(1)) > 0 and cur[2] > 0:
-                out.append((round((float(ts) - cur[0]) * 1e9), cur[1], cur[2], cur[3]))
-            cur = None
+    out = []
+    for ns, evs, nr in reclaim_spans(text, pid):
+        batches = folios = pages = 0
+        for ev, rest in evs:
+            if ev == "mm_vmscan_lru_shrink_inactive":
+                batches += 1
+            elif ev == "mm_filemap_delete_from_page_cache":
+                g = re.search(r"order=(\d+)", rest)
+                folios += 1
+                pages += 1 << int(g.group(1)) if g else 1
+        if nr > 0 and folios > 0:
+            out.append((ns, batches, folios, pages))
     return out
 
 
