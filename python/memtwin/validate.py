@@ -922,6 +922,12 @@ def recorded_step_gaps(real: dict, plan: Optional[dict] = None, where: Optional[
 SCENARIO_RECLAIM_KEYS = ("scenario_reclaim_call_ns", "scenario_reclaim_failing_ns", "scenario_reclaim_source")
 
 
+# A host recording's host_cost keys that validate gives the engine as the `[machine]` key of the
+# same name (hostcal.py measures them; hostcal.rs maps them to the cost table).
+PLAIN_HOST_COSTS = ("anon_fault_ns", "clear_page_ns", "zap_page_ns", "reclaim_folio_ns", "reclaim_tail_page_ns",
+                    "reclaim_fixed_ns", "reclaim_batch_ns")
+
+
 def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "the recording") -> list:
     """The `[machine]` settings of the host costs a host recording measured before its run
     (`real.machine.host_cost`, memtwin.hostcal, hostcal21): `machine.read_large_folio_ns` as the
@@ -981,8 +987,7 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
         if pairs:
             sets.append("machine.read_large_folio_ns=[" + ", ".join(f"[{o}, {ns}]" for o, ns in sorted(pairs)) + "]")
     for key in ("reclaim_call_ns", "device_window_ns", "readahead_window_ns", "loop_read_window_ns", "loop_read_window_thp_ns",
-                "anon_fault_ns", "clear_page_ns", "zap_page_ns", "reclaim_folio_ns", "reclaim_tail_page_ns",
-                "reclaim_fixed_ns", "reclaim_batch_ns"):
+                *PLAIN_HOST_COSTS):
         v = hc.get(key)
         if v is None:
             continue
@@ -1013,8 +1018,7 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
                 # spans21 (lab/validation/spans-rule.md 1): the run's lone windows one by one, the
                 # device's read batches, one drawn per busy period from the boot seed
                 sets.append("machine.loop_read_window_spans=[" + ", ".join(f'"{x}ns"' for x in spans) + "]")
-        elif key in ("anon_fault_ns", "clear_page_ns", "zap_page_ns", "reclaim_folio_ns", "reclaim_tail_page_ns",
-                     "reclaim_fixed_ns", "reclaim_batch_ns"):
+        elif key in PLAIN_HOST_COSTS:
             sets.append(f"machine.{key}={v}")
     spans = hc.get("scenario_reclaim_call_spans_ns")
     if spans is None and any(k in hc for k in SCENARIO_RECLAIM_KEYS):

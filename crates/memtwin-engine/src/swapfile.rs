@@ -884,6 +884,20 @@ impl Kernel {
         page.test(pg::SWAPCACHE) && !page.test(pg::WRITEBACK) && page.mapping == SWAPPER && self.wb_done.get(p.idx()).is_some_and(|&d| d > self.now)
     }
 
+    /// The swap-cache page at `slot` (`swap_cache_get_folio()`), `NIL` when none, as a base
+    /// page: a slot of a THP written whole and unmapped at its swap-out
+    /// ([`Kernel::try_to_unmap_swapped`]) splits that folio first
+    /// ([`Kernel::split_swapcache_thp`], the engine's approximation), for the callers that
+    /// take one page of it ([`Kernel::do_swap_page`], [`Kernel::swap_free`]).
+    fn swap_cache_base_page(&mut self, slot: u32) -> PageId {
+        let p = self.swap.as_ref().expect("a slot implies a swap area").cache_get(slot);
+        if p == PageId::NIL || !self.pages[p].test(pg::HEAD) {
+            return p;
+        }
+        self.split_swapcache_thp(p);
+        self.swap.as_ref().expect("swap area").cache_get(slot)
+    }
+
     /// The uncharge of a freed swap-cache folio of `nr` pages no page table mapped.
     fn uncharge_swapcache(&mut self, memcg: MemcgId, nr: u64) {
         self.vmstat.nr_swapcache_unmapped -= nr;
@@ -926,18 +940,12 @@ impl Kernel {
         let fault_memcg = self.vmas[vma.0 as usize].memcg;
         self.cpu(self.cost.anon_fault);
         let vma_ra = self.swap_use_vma_readahead();
-        let mut pfn = self.swap.as_ref().expect("a slot implies a swap area").cache_get(slot);
-        if pfn != PageId::NIL && self.pages[pfn].test(pg::HEAD) {
-            // The page is a subpage of a THP written whole and unmapped at its swap-out
-            // ([`Kernel::try_to_unmap_swapped`]), still in the swap cache: a minor fault.
-            // 6.1's do_swap_page() maps this one subpage (`folio_file_page(folio,
-            // swp_offset(entry))`, `page_add_anon_rmap()`) and keeps the folio large in the
-            // swap cache (6.10+ maps all of its PTEs at once when they are its entries); the
-            // engine keeps no partly mapped large folio and splits it first
-            // ([`Kernel::split_swapcache_thp`]), then maps the page as a base swap-cache page.
-            self.split_swapcache_thp(pfn);
-            pfn = self.swap.as_ref().expect("swap area").cache_get(slot);
-        }
+        // A subpage of a THP written whole and unmapped at its swap-out, still in the swap
+        // cache, is a minor fault: 6.1's do_swap_page() maps this one subpage
+        // (`folio_file_page(folio, swp_offset(entry))`, `page_add_anon_rmap()`) and keeps the
+        // folio large (6.10+ maps all of its PTEs at once when they are its entries); the
+        // engine splits it first and maps the page as a base swap-cache page.
+        let mut pfn = self.swap_cache_base_page(slot);
         // A window of one reads the faulting page synchronously (`read_swap_cache_async(...,
         // do_poll = true)`: `swap_readpage()` waits for its bio), so the page comes back
         // unlocked; otherwise the fault may find it locked under its read.
@@ -1364,15 +1372,8 @@ impl Kernel {
     /// the swap cache for it goes too (`free_swap_and_cache()`). A dying memcg whose last
     /// charge this was is freed (swap entries hold a reference to it).
     pub fn swap_free(&mut self, slot: u32) {
-        let area = self.swap.as_mut().expect("a slot implies a swap area");
-        let mut cached = area.cache_get(slot);
-        if cached != PageId::NIL && self.pages[cached].test(pg::HEAD) {
-            // A slot of a THP written whole and unmapped ([`Kernel::try_to_unmap_swapped`]):
-            // the engine keeps no large swap-cache folio part of whose slots are gone; split
-            // it first ([`Kernel::split_swapcache_thp`]).
-            self.split_swapcache_thp(cached);
-            cached = self.swap.as_ref().expect("swap area").cache_get(slot);
-        }
+        // (the engine keeps no large swap-cache folio part of whose slots are gone)
+        let cached = self.swap_cache_base_page(slot);
         let area = self.swap.as_mut().expect("a slot implies a swap area");
         if cached != PageId::NIL {
             area.cache_set(slot, PageId::NIL);
