@@ -286,12 +286,8 @@ impl Kernel {
             }
             // swap_readpage() into the plug: a back merge into its newest request, or a new
             // one (the plug flushed first when blk_add_rq_to_plug() says so).
-            let start = self.swap.as_ref().expect("swap area").base + slot as u64;
             debug_assert!(self.swap_plug.active, "do_madvise() plugs");
-            if self.swap_plug.flush_before(start, 1, false, self.profile.blk_plug_peek, self.profile.blk_max_request_count) {
-                self.blk_flush_plug();
-            }
-            self.swap_plug.add(start, 1, false);
+            self.swap_ra_read(slot as u64);
         }
         self.lru_add_drain();
     }

@@ -1166,7 +1166,12 @@ impl Simulation {
                 }
                 dev
             } else {
-                crate::blkdev::BlockDevice { qemu_throttle: d.qemu_throttle, ..crate::blkdev::BlockDevice::new(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb) }
+                crate::blkdev::BlockDevice {
+                    qemu_throttle: d.qemu_throttle,
+                    write_latency: d.write_latency,
+                    write_service_bw: d.write_service_bw,
+                    ..crate::blkdev::BlockDevice::new(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb)
+                }
             };
             let dev = if d.complete_together { dev.with_complete_together() } else { dev };
             let mut dev = dev.with_sched(d.scheduler).with_driver_depth(d.driver_depth);
@@ -1181,7 +1186,9 @@ impl Simulation {
                 Some(h) => dev.with_hw_queue(crate::blkdev::HwQueue::new(h.queue_depth, h.request_latency, h.request_bw, h.bw, h.request_cost).with_segments(d.segment_cost, h.max_segments).with_ring(h.ring_descriptors).with_read_bw_batches(h.read_bw_batches.clone(), scn.boot_seed, i as u64)),
                 None => dev,
             };
-            k.devices.push(dev.with_max_sectors_kb(d.max_sectors_kb).with_segment_cost(d.segment_cost).with_loop_worker(d.worker_wakeup_latency.clone(), scn.boot_seed, i as u64));
+            let mut dev = dev.with_max_sectors_kb(d.max_sectors_kb).with_segment_cost(d.segment_cost).with_loop_worker(d.worker_wakeup_latency.clone(), scn.boot_seed, i as u64);
+            dev.max_segments = d.max_segments.unwrap_or(crate::blkdev::PLUG_RQ_MAX_PAGES);
+            k.devices.push(dev);
         }
         // Superblocks: the booted system's own, one file system per device, declared mounts.
         for i in 0..scn.machine.boot_superblocks {

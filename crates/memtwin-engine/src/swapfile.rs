@@ -621,10 +621,11 @@ impl Kernel {
         self.cpu(self.cost.submit_io);
         let done = if self.swap_plug.active {
             let start = base + slot as u64;
-            if self.swap_plug.flush_before(start, nr, true, self.profile.blk_plug_peek, self.profile.blk_max_request_count) {
+            let rq_max = self.devices[dev.idx()].plug_rq_pages();
+            if self.swap_plug.flush_before(start, nr, true, rq_max, self.profile.blk_plug_peek, self.profile.blk_max_request_count) {
                 self.blk_flush_plug();
             }
-            self.swap_plug.add(start, nr, true);
+            self.swap_plug.add(start, nr, true, rq_max);
             self.swap_plug_pages.push(p);
             None
         } else {
@@ -1249,13 +1250,14 @@ impl Kernel {
     /// readahead's own, or the one a reclaim pass or an outer readahead started): a back merge
     /// into its newest request, or a new request, the plug flushed first when
     /// `blk_add_rq_to_plug()` says so ([`crate::blkdev::BlkPlug::flush_before`]).
-    fn swap_ra_read(&mut self, slot: u64) {
+    pub(crate) fn swap_ra_read(&mut self, slot: u64) {
         debug_assert!(self.swap_plug.active, "a swap readahead runs under a plug");
-        let start = self.swap.as_ref().expect("swap area").base + slot;
-        if self.swap_plug.flush_before(start, 1, false, self.profile.blk_plug_peek, self.profile.blk_max_request_count) {
+        let area = self.swap.as_ref().expect("swap area");
+        let (start, rq_max) = (area.base + slot, self.devices[area.dev.idx()].plug_rq_pages());
+        if self.swap_plug.flush_before(start, 1, false, rq_max, self.profile.blk_plug_peek, self.profile.blk_max_request_count) {
             self.blk_flush_plug();
         }
-        self.swap_plug.add(start, 1, false);
+        self.swap_plug.add(start, 1, false, rq_max);
     }
 
     /// `__read_swap_cache_async()` of slot `slot`: a new page in the swap cache for it, unless

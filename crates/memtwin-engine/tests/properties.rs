@@ -271,7 +271,10 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                         max_sectors_kb: if ram_mb % 4 == 0 { 512 } else { 1280 },
                         // blk-wbt (blkdev/wbt.rs) on the profiles that have it, at the
                         // rotational and the non-rotational default, off on every seventh.
-                        wbt_lat_usec: if prof == 2 || prof == 5 || ram_mb % 7 == 0 { 0 } else if ram_mb % 3 != 1 { 75_000 } else { 2_000 }, queue_keys_given: vec![], worker_wakeup_latency: vec![], segment_cost: if ram_mb % 5 == 0 { 1_000 } else { 0 } }],
+                        wbt_lat_usec: if prof == 2 || prof == 5 || ram_mb % 7 == 0 { 0 } else if ram_mb % 3 != 1 { 75_000 } else { 2_000 }, queue_keys_given: vec![], worker_wakeup_latency: vec![], segment_cost: if ram_mb % 5 == 0 { 1_000 } else { 0 },
+                        // swap write requests of up to 254 one-page bios on every third machine (the
+                        // lab's QEMU virtio disk's seg_max, within its max_sectors_kb), else 128
+                        max_segments: (ram_mb % 3 == 2).then_some(254), write_latency: 0, write_service_bw: 0 }],
                     cgroups,
                     mounts: vec![MountSpec { path: "/tmp".into(), fs: "tmpfs".into(), device: None, huge: None }],
                     files: fsizes

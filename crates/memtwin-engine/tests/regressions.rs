@@ -51,7 +51,7 @@ fn scenario(c0: (u64, u64), c1: (Option<u64>, u64), sizes: &[u64], tasks: Vec<Ve
         shmem_enabled: None,
         policies: Policies { recharge_on_pagecache_get: false, memcg_percpu_release_on_offline: false, fadvise_directory: false, zonelist_cache: false },
         cgroup_version: CgroupVersion::V2,
-        devices: vec![DeviceSpec { name: "sda".into(), read_bw: 200 << 20, write_bw: 100 << 20, seek: 1_000_000, read_ahead_kb: 128, rotational: true, blk_throttle: false, qemu_throttle: false, hw: None, complete_together: false, scheduler: memtwin_engine::blkdev::SchedKind::None, driver_depth: 31, max_sectors_kb: 512, wbt_lat_usec: 0, queue_keys_given: vec![], worker_wakeup_latency: vec![], segment_cost: 0 }],
+        devices: vec![DeviceSpec { name: "sda".into(), read_bw: 200 << 20, write_bw: 100 << 20, seek: 1_000_000, read_ahead_kb: 128, rotational: true, blk_throttle: false, qemu_throttle: false, hw: None, complete_together: false, scheduler: memtwin_engine::blkdev::SchedKind::None, driver_depth: 31, max_sectors_kb: 512, wbt_lat_usec: 0, queue_keys_given: vec![], worker_wakeup_latency: vec![], segment_cost: 0, max_segments: None, write_latency: 0, write_service_bw: 0 }],
         cgroups: vec![
             CgroupSpec { path: "c0".into(), max: Some(c0.0), high: None, low: c0.1, min: 0, swap_max: None, memsw_max: None, swappiness: None, zswap_max: None, zswap_writeback: true },
             CgroupSpec { path: "c0/c1".into(), max: c1.0, high: None, low: c1.1, min: 0, swap_max: None, memsw_max: None, swappiness: None, zswap_max: None, zswap_writeback: true },

@@ -102,7 +102,9 @@ pub enum PlugPeek {
 pub const BLK_PLUG_FLUSH_PAGES: u64 = 128 * 1024 / PAGE_SIZE;
 /// `BLK_MAX_SEGMENTS` (include/linux/blkdev.h, 128): a request built of bios of separate
 /// pages (swap writes: one page a bio) holds at most this many pages, 512 KiB (the host's
-/// loop device: swap write requests of 1024 sectors, traced 2026-11-28).
+/// loop device: swap write requests of 1024 sectors, traced 2026-11-28), unless the device's
+/// `queue/max_segments` differs ([`BlockDevice::plug_rq_pages`]: the lab's QEMU virtio disk's
+/// `seg_max` 254, swap write requests of 2032 sectors, lab/validation/qlat62).
 pub const PLUG_RQ_MAX_PAGES: u64 = 128;
 
 /// How many completion batches of a `complete_together` device keep their end
@@ -138,19 +140,19 @@ pub struct BlkPlug {
 
 impl BlkPlug {
     /// Whether a bio of `pages` at `start` merges into the newest request held
-    /// (`blk_attempt_plug_merge()`: a back merge of the same direction within
-    /// [`PLUG_RQ_MAX_PAGES`]).
+    /// (`blk_attempt_plug_merge()`: a back merge of the same direction within `rq_max` pages,
+    /// the device's [`BlockDevice::plug_rq_pages`]).
     #[inline]
-    fn merges(&self, start: u64, pages: u64, write: bool) -> bool {
-        self.rqs.last().is_some_and(|&(s, n, w)| w == write && s + n == start && n + pages <= PLUG_RQ_MAX_PAGES)
+    fn merges(&self, start: u64, pages: u64, write: bool, rq_max: u64) -> bool {
+        self.rqs.last().is_some_and(|&(s, n, w)| w == write && s + n == start && n + pages <= rq_max)
     }
 
     /// `blk_add_rq_to_plug()`'s test: a bio of `pages` at `start` that does not merge makes
     /// a new request, before which the plug is flushed when it holds `max_count` requests
     /// (the era's `BLK_MAX_REQUEST_COUNT`) or the request `peek` names is at least
     /// [`BLK_PLUG_FLUSH_PAGES`].
-    pub fn flush_before(&self, start: u64, pages: u64, write: bool, peek: PlugPeek, max_count: usize) -> bool {
-        if self.rqs.is_empty() || self.merges(start, pages, write) {
+    pub fn flush_before(&self, start: u64, pages: u64, write: bool, rq_max: u64, peek: PlugPeek, max_count: usize) -> bool {
+        if self.rqs.is_empty() || self.merges(start, pages, write, rq_max) {
             return false;
         }
         let big = match peek {
@@ -162,8 +164,8 @@ impl BlkPlug {
     }
 
     /// Add the bio: merged into the newest request, or a new request.
-    pub fn add(&mut self, start: u64, pages: u64, write: bool) {
-        if self.merges(start, pages, write) {
+    pub fn add(&mut self, start: u64, pages: u64, write: bool, rq_max: u64) {
+        if self.merges(start, pages, write, rq_max) {
             self.rqs.last_mut().expect("a request to merge into").1 += pages;
         } else {
             self.rqs.push((start, pages, write));
@@ -409,6 +411,16 @@ pub struct BlockDevice {
     /// into 4 KiB pages 3.34-3.57 ms, into 2 MiB ones 1.16-1.19 ms, lab/measurements/segment_cost.py:
     /// about 1.1 us a segment). Not on a throttled device (its transfer is not modelled). 0: none.
     pub segment_cost: Nanos,
+    /// `queue/max_segments` (`[devices.X] max_segments`; [`PLUG_RQ_MAX_PAGES`], the block
+    /// layer's `BLK_MAX_SEGMENTS`, unless given): the most one-page bios a plugged request
+    /// holds ([`BlockDevice::plug_rq_pages`]).
+    pub max_segments: u64,
+    /// With `qemu_throttle`: QEMU's service of a write request once it left the throttle, a
+    /// fixed part (`[devices.X] write_latency`) and `write_service_bw` bytes a second
+    /// ([`BlockDevice::qemu_write_service`]); 0 and 0: done when it leaves the throttle.
+    pub write_latency: Nanos,
+    /// See `write_latency` (0: no per-byte part).
+    pub write_service_bw: u64,
 }
 
 /// Mixed into `kernel.boot_seed` for a loop device's worker wake-up draws
@@ -878,6 +890,9 @@ impl BlockDevice {
             batch_end: 0,
             batch_ends: [0; BATCH_RING as usize],
             qemu_bucket: Default::default(),
+            max_segments: PLUG_RQ_MAX_PAGES,
+            write_latency: 0,
+            write_service_bw: 0,
             sched: Elevator::default(),
             sync_until: 0,
             sync_last_end: u64::MAX,
@@ -1014,6 +1029,28 @@ impl BlockDevice {
     #[inline]
     pub fn io_pages(&self) -> u64 {
         self.max_pages
+    }
+
+    /// The most pages of a request the task's plug builds of one-page bios (swap I/O,
+    /// `blk_attempt_plug_merge()` -> `ll_back_merge_fn()`: a segment a page, as reclaim's
+    /// pages are not physically contiguous): `queue/max_segments`, within `max_sectors_kb`.
+    pub fn plug_rq_pages(&self) -> u64 {
+        self.max_segments.min(self.max_pages).max(1)
+    }
+
+    /// With `qemu_throttle`: how long QEMU takes to serve a write request of `pages` that left
+    /// its throttle, until the guest sees it complete: `write_latency + bytes /
+    /// write_service_bw` (the lab's measured figures, lab/validation/qlat62: block_rq_issue to
+    /// block_rq_complete of the guest's swap writes, its bucket never holding them; raw-image
+    /// writes by QEMU's thread pool (`aio=threads`, `cache=writeback`) into the host's page
+    /// cache, then the completion's interrupt into the guest).
+    #[inline]
+    pub fn qemu_write_service(&self, pages: u64) -> Nanos {
+        if self.write_service_bw == 0 {
+            self.write_latency
+        } else {
+            self.write_latency + xfer_ns(pages * PAGE_SIZE, self.write_service_bw)
+        }
     }
 
     /// `bdi->ra_pages`.
@@ -1351,7 +1388,11 @@ impl BlockDevice {
                 self.qemu_bucket[dir as usize].level += bytes;
                 self.queue.last = Some((c, n + pages, made));
                 self.queue.merged += 1;
-                *self.queue.rq[class as usize].back().expect("the last request is held")
+                // QEMU serves the merged bytes with the request (qemu_write_service()'s per-byte part).
+                let more = if dir == Dir::Write && self.write_service_bw > 0 { xfer_ns(bytes, self.write_service_bw) } else { 0 };
+                let done = self.queue.rq[class as usize].back_mut().expect("the last request is held");
+                *done += more;
+                *done
             }
             None => {
                 let mut off = 0;
@@ -1360,7 +1401,8 @@ impl BlockDevice {
                     let n = (pages - off).min(self.max_pages);
                     off += n;
                     let released = self.qemu_bucket[dir as usize].release(n * PAGE_SIZE, now, bw);
-                    last = (released + seek).max(last);
+                    let service = if dir == Dir::Write { self.qemu_write_service(n) } else { 0 };
+                    last = (released + seek + service).max(last);
                     seek = 0;
                     self.queue.push(class, last);
                     self.queue.last = Some((class, n, now));

@@ -348,7 +348,7 @@ const BLK_MQ_MAX_DEPTH: u64 = 10240;
 /// keys need it. `bw` is (read_bw, write_bw): without blk-throttle the queue shares them
 /// (`queue_read_bw`/`queue_write_bw` may not be given then), with it they are the throttle's
 /// rules and the queue's own bandwidths must be given.
-fn device_hw_queue(cx: &mut Cx, t: &mut Tab, dname: &str, kloc: &Loc, blk_throttle: bool, bw: [u64; 2]) -> Option<HwQueueSpec> {
+fn device_hw_queue(cx: &mut Cx, t: &mut Tab, dname: &str, kloc: &Loc, blk_throttle: bool, bw: [u64; 2], max_segs: Option<u64>) -> Option<HwQueueSpec> {
     let key = |k: &str| format!("devices.{dname}.{k}");
     let depth = t.get("queue_depth").and_then(|v| match get_uint(cx, v, &key("queue_depth")) {
         Some(d) if d == 0 || d > BLK_MQ_MAX_DEPTH => {
@@ -361,13 +361,6 @@ fn device_hw_queue(cx: &mut Cx, t: &mut Tab, dname: &str, kloc: &Loc, blk_thrott
     let rr = t.get("request_read_bw").and_then(|v| get_bandwidth(cx, v, &key("request_read_bw")));
     let rw = t.get("request_write_bw").and_then(|v| get_bandwidth(cx, v, &key("request_write_bw")));
     let cost = t.get("request_cost").and_then(|v| get_duration(cx, v, &key("request_cost")));
-    let max_segs = t.get("max_segments").and_then(|v| match get_uint(cx, v, &key("max_segments")) {
-        Some(0) => {
-            cx.err(&v.loc, format!("{} is 0: a request holds at least one segment", key("max_segments")), "give the device's queue/max_segments, e.g. 128 (the loop device's)");
-            None
-        }
-        n => n,
-    });
     // ct57: the virtio ring's descriptors beneath the device (HwQueue::ring)
     let ring = t.get("ring_descriptors").and_then(|v| match get_uint(cx, v, &key("ring_descriptors")) {
         Some(n) if n < 3 => {
@@ -382,7 +375,12 @@ fn device_hw_queue(cx: &mut Cx, t: &mut Tab, dname: &str, kloc: &Loc, blk_thrott
     let qw = t.get("queue_write_bw").and_then(|v| get_bandwidth(cx, v, &key("queue_write_bw")));
     // ra21: the shared read bandwidth batch by batch (HwQueue::read_bw_batches)
     let batches = t.get("queue_read_bw_batches").map(|v| bandwidth_samples(cx, v, &key("queue_read_bw_batches"))).unwrap_or_default();
-    let given = ["queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "max_segments", "queue_read_bw_batches", "ring_descriptors"].into_iter().filter(|k| t.get(k).is_some()).collect::<Vec<_>>();
+    // max_segments on a QEMU guest's disk has no queue of its own (DeviceSpec::max_segments)
+    let qemu = t.get("qemu_throttle").is_some_and(|v| v.v == Val::Bool(true));
+    let given = ["queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "max_segments", "queue_read_bw_batches", "ring_descriptors"]
+        .into_iter()
+        .filter(|k| t.get(k).is_some() && (*k != "max_segments" || !qemu))
+        .collect::<Vec<_>>();
     if t.get("queue_depth").is_none() {
         if let Some(k) = given.first() {
             let loc = t.get(k).map(|v| v.loc.clone()).unwrap_or_else(|| kloc.clone());
@@ -1353,7 +1351,24 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 Some(v) => latency_samples(cx, v, &format!("devices.{dname}"), "worker_wakeup_latency", "memtwin real --on host records the loop worker's mean wait as real.machine.kthread_waits.unbound_kworker run_delay_s / runs"),
                 None => vec![],
             };
-            let hw = device_hw_queue(cx, &mut t, dname, kloc, blk_throttle, [rb, write_bw.unwrap_or(rb)]);
+            let max_segments = t.get("max_segments").and_then(|v| match get_uint(cx, v, &key("max_segments")) {
+                Some(0) => {
+                    cx.err(&v.loc, format!("{} is 0: a request holds at least one segment", key("max_segments")), "give the device's queue/max_segments, e.g. 128 (the loop device's) or 254 (the lab's QEMU virtio disk's)");
+                    None
+                }
+                n => n,
+            });
+            // qlat62: QEMU's service of a write request (DeviceSpec::write_latency)
+            let write_latency = t.get("write_latency").and_then(|v| get_duration(cx, v, &key("write_latency")));
+            let write_service_bw = t.get("write_service_bw").and_then(|v| get_bandwidth(cx, v, &key("write_service_bw")));
+            if !qemu_throttle {
+                for k in ["write_latency", "write_service_bw"] {
+                    if let Some(v) = t.get(k) {
+                        cx.err(&v.loc, format!("{} on a device without qemu_throttle: QEMU's service of a write request is modelled on the lab's guest disk only", key(k)), format!("drop {k}, or set qemu_throttle = true (a QEMU guest's disk); a device with its own queue takes request_latency and request_write_bw"));
+                    }
+                }
+            }
+            let hw = device_hw_queue(cx, &mut t, dname, kloc, blk_throttle, [rb, write_bw.unwrap_or(rb)], max_segments);
             let segment_cost = t.get("segment_cost").and_then(|v| match get_duration(cx, v, &key("segment_cost")) {
                 Some(d) if d > 1_000_000 => {
                     cx.err(&v.loc, format!("{} is {d} ns: more than 1 ms for one segment of a request", key("segment_cost")), "give the device's time per segment (a physically contiguous run of a request's memory), such as \"1100ns\"");
@@ -1361,8 +1376,8 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 }
                 d => d,
             });
-            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle", "qemu_throttle", "queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "queue_read_bw_batches", "segment_cost", "max_segments", "ring_descriptors", "max_sectors_kb", "complete_together", "scheduler", "driver_depth", "wbt_lat_usec", "worker_wakeup_latency"]);
-            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle, qemu_throttle, hw, complete_together, scheduler, driver_depth, max_sectors_kb, wbt_lat_usec, queue_keys_given, worker_wakeup_latency, segment_cost: segment_cost.unwrap_or(0) });
+            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle", "qemu_throttle", "queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "queue_read_bw_batches", "segment_cost", "max_segments", "ring_descriptors", "max_sectors_kb", "complete_together", "scheduler", "driver_depth", "wbt_lat_usec", "worker_wakeup_latency", "write_latency", "write_service_bw"]);
+            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle, qemu_throttle, hw, complete_together, scheduler, driver_depth, max_sectors_kb, wbt_lat_usec, queue_keys_given, worker_wakeup_latency, segment_cost: segment_cost.unwrap_or(0), max_segments, write_latency: write_latency.unwrap_or(0), write_service_bw: write_service_bw.unwrap_or(0) });
         }
     }
     if let (Some(z), Some(loc)) = (machine.zswap, &zswap_loc) {

@@ -293,6 +293,19 @@ pub struct DeviceSpec {
     /// `request_cost`; `BlockDevice::segment_cost` on one serving a request at a time); 0 when
     /// not given.
     pub segment_cost: Nanos,
+    /// `max_segments`: `queue/max_segments`, the most segments a request holds; with one page a
+    /// bio (swap I/O) the most pages of a request the task's plug builds (blkdev.rs
+    /// `BlkPlug`). Given with `queue_depth` (the device's queue, `HwQueue::max_segments`) or on a
+    /// `qemu_throttle` device (the guest's virtio disk: `seg_max`, 254 under the lab's QEMU);
+    /// `None`: `BLK_MAX_SEGMENTS` (128).
+    pub max_segments: Option<u64>,
+    /// `write_latency` and `write_service_bw` on a `qemu_throttle` device: a write request that
+    /// left QEMU's throttle completes `write_latency + bytes / write_service_bw` later (QEMU's
+    /// service of it: its thread pool writing the image, the completion's interrupt; blkdev.rs
+    /// `BlockDevice::qemu_write_service`); 0 and 0 (the default): at once.
+    pub write_latency: Nanos,
+    /// See `write_latency`: bytes a second; 0 with no per-byte part.
+    pub write_service_bw: u64,
 }
 
 /// `[devices.NAME]`'s `queue_depth`, `request_latency`, `request_read_bw`,

@@ -466,33 +466,33 @@ fn blk_add_rq_to_plug_peeks_the_newest_6_1_and_the_oldest_6_13() {
     assert_eq!((BLK_MAX_REQUEST_COUNT, BLK_MAX_REQUEST_COUNT_PRE_5_16, BLK_PLUG_FLUSH_PAGES, PLUG_RQ_MAX_PAGES), (32, 16, 32, 128));
     for peek in [PlugPeek::Newest, PlugPeek::Oldest] {
         let mut p = BlkPlug::default();
-        assert!(!p.flush_before(0, 1, true, peek, BLK_MAX_REQUEST_COUNT), "an empty plug takes the first request");
+        assert!(!p.flush_before(0, 1, true, PLUG_RQ_MAX_PAGES, peek, BLK_MAX_REQUEST_COUNT), "an empty plug takes the first request");
         for s in 0..PLUG_RQ_MAX_PAGES {
-            assert!(!p.flush_before(s, 1, true, peek, BLK_MAX_REQUEST_COUNT), "page {s} merges");
-            p.add(s, 1, true);
+            assert!(!p.flush_before(s, 1, true, PLUG_RQ_MAX_PAGES, peek, BLK_MAX_REQUEST_COUNT), "page {s} merges");
+            p.add(s, 1, true, PLUG_RQ_MAX_PAGES);
         }
         assert_eq!(p.rqs, vec![(0, PLUG_RQ_MAX_PAGES, true)], "128 one-page bios: one request");
         // The 129th page cannot merge: a new request, after a flush (the large request is both
         // the oldest and the newest).
-        assert!(p.flush_before(PLUG_RQ_MAX_PAGES, 1, true, peek, BLK_MAX_REQUEST_COUNT));
+        assert!(p.flush_before(PLUG_RQ_MAX_PAGES, 1, true, PLUG_RQ_MAX_PAGES, peek, BLK_MAX_REQUEST_COUNT));
         // A read next to a write does not merge into it.
         let mut p = BlkPlug::default();
-        p.add(0, 1, false);
-        p.add(1, 1, true);
+        p.add(0, 1, false, PLUG_RQ_MAX_PAGES);
+        p.add(1, 1, true, PLUG_RQ_MAX_PAGES);
         assert_eq!(p.rqs.len(), 2);
     }
     // Behind a 3-page read: 6.1 flushes before the second write request, 6.13+ holds 32, 4.4
     // holds 16 (no size test).
     let fill = |peek: PlugPeek, max: usize| -> usize {
         let mut p = BlkPlug::default();
-        p.add(1_000_000, 3, false);
+        p.add(1_000_000, 3, false, PLUG_RQ_MAX_PAGES);
         for r in 0..64u64 {
             for s in 0..PLUG_RQ_MAX_PAGES {
                 let start = r * 1000 + s;
-                if p.flush_before(start, 1, true, peek, max) {
+                if p.flush_before(start, 1, true, PLUG_RQ_MAX_PAGES, peek, max) {
                     return p.rqs.len();
                 }
-                p.add(start, 1, true);
+                p.add(start, 1, true, PLUG_RQ_MAX_PAGES);
             }
         }
         p.rqs.len()
@@ -1282,4 +1282,72 @@ fn a_request_whose_descriptors_do_not_fit_waits_for_the_round_virtio_queue_rq_6_
     let b2 = later.submit_read_segs(1000, 128, 128, a2 + 1);
     assert_eq!(later.read_batch(), 2);
     assert_eq!(b2 - (a2 + 1), a2, "alone in an empty ring: the first's own time");
+}
+
+/// The lab's QEMU guest disk as a swap device meets it (lab/validation/qlat62): QEMU serves a
+/// write request that left its throttle in `write_latency + bytes / write_service_bw`
+/// ([`BlockDevice::qemu_write_service`]), reads as before (at once); without the keys a write
+/// is done when its bucket lets it go. The guest's requests complete in order.
+#[test]
+fn qemu_throttle_serves_a_write_in_its_measured_time() {
+    let served = |latency: u64, bw: u64| {
+        let d = BlockDevice { qemu_throttle: true, write_latency: latency, write_service_bw: bw, ..BlockDevice::new("vda", 500_000_000, 400_000_000, 0, 128) };
+        // the guest's queue/max_sectors_kb (real.machine.queue): a 254-page request is one
+        let mut d = d.with_max_sectors_kb(1280);
+        let w = d.submit(Dir::Write, 0, 254, 0);
+        let small = d.submit(Dir::Write, 1000, 8, 0);
+        let r = d.submit(Dir::Read, 5000, 4, 0);
+        (w, small, r)
+    };
+    assert_eq!(served(0, 0), (0, 0, 0), "no keys: done as the bucket lets each go");
+    let xfer = |pages: u64| pages * 4096 * 1_000_000_000 / 1_499_000_000;
+    let (w, small, r) = served(366_000, 1_499_000_000);
+    assert_eq!(w, 366_000 + xfer(254), "254 pages: the latency and the bytes at the service rate");
+    assert_eq!(small, w, "a later small write completes after the one before it (in order)");
+    assert_eq!(r, 0, "reads are not held by QEMU's write service");
+    // 2032 sectors: 1060 us, the traced median (lab/validation/qlat62/analysis.txt).
+    assert!((w as i64 - 1_060_000).abs() < 5_000, "{w}");
+}
+
+/// `blk_attempt_plug_merge()` -> `ll_back_merge_fn()`: reclaim's swap writes are one-page bios
+/// of pages not physically contiguous, a segment each, so a plugged request holds
+/// `queue/max_segments` of them: 128 (`BLK_MAX_SEGMENTS`, the host's loop device) unless the
+/// device gives its own (the lab's QEMU virtio disk: `seg_max` 254, swap write requests of
+/// 2032 sectors in the guest's trace), and never more than `max_sectors_kb`.
+#[test]
+fn a_plugged_swap_request_holds_the_devices_max_segments_pages() {
+    let rq_pages = |keys: &str| -> Vec<u64> {
+        let mut s = sim(&format!(
+            "[scenario]\nname = \"segs\"\n[machine]\nram = \"1G\"\nswap = \"256M\"\n[kernel]\nprofile = \"linux-6.1\"\n[devices.sda]\nread_bw = \"500M\"\nwrite_bw = \"400M\"\nqemu_throttle = true\n{keys}[tasks.t]\nops = [{{ op = \"sleep\", duration = \"1ms\" }}]\n"
+        ));
+        let k = &mut s.kernel;
+        assert!(k.blk_start_plug());
+        let start = k.swap.as_ref().unwrap().base;
+        let rq_max = k.devices[0].plug_rq_pages();
+        for i in 0..600 {
+            if k.swap_plug.flush_before(start + i, 1, true, rq_max, crate::blkdev::PlugPeek::NoSizeTest, usize::MAX) {
+                break;
+            }
+            k.swap_plug.add(start + i, 1, true, rq_max);
+        }
+        k.swap_plug.rqs.iter().map(|r| r.1).collect()
+    };
+    assert_eq!(rq_pages(""), [128, 128, 128, 128, 88], "BLK_MAX_SEGMENTS");
+    assert_eq!(rq_pages("max_segments = 254\n"), [128, 128, 128, 128, 88], "within max_sectors_kb's default 512");
+    assert_eq!(rq_pages("max_segments = 254\nmax_sectors_kb = 1280\n"), [254, 254, 92], "the QEMU disk's seg_max");
+}
+
+/// `max_segments` is taken on a QEMU guest's disk without a queue of its own, and
+/// `write_latency`/`write_service_bw` on that disk only.
+#[test]
+fn qemu_disk_keys_are_checked() {
+    assert_eq!(device_errors("qemu_throttle = true\nmax_segments = 254\nwrite_latency = \"366us\"\nwrite_service_bw = \"1499M\""), "");
+    let e = device_errors("max_segments = 254");
+    assert!(e.contains("devices.sda.max_segments is given without devices.sda.queue_depth"), "{e}");
+    let e = device_errors("qemu_throttle = true\nmax_segments = 0");
+    assert!(e.contains("devices.sda.max_segments is 0"), "{e}");
+    let e = device_errors("write_latency = \"494us\"");
+    assert!(e.contains("q.toml:") && e.contains("devices.sda.write_latency on a device without qemu_throttle"), "{e}");
+    let e = device_errors("queue_depth = 128\nwrite_service_bw = \"1G\"");
+    assert!(e.contains("devices.sda.write_service_bw on a device without qemu_throttle") && e.contains("request_write_bw"), "{e}");
 }
