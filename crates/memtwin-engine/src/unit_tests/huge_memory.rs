@@ -159,8 +159,6 @@ fn thp_swap_out_conserves_pages_charges_and_slots() {
                 k.try_to_free_mem_cgroup_pages(a, PAGEBLOCK_NR * 2);
                 k.lru_add_drain();
                 assert_invariants(k);
-                let ctx = format!("{profile} rot={rotational} file={file} thps={nr_thp}");
-                let _ = ctx;
                 assert_conserved(&s, vma, nr_thp);
                 // every page touched again: swap-ins of the split pages (and of whole THPs' slots)
                 let k = &mut s.kernel;
