@@ -720,20 +720,28 @@ def guest_zswap(z: Optional[dict]) -> str:
 # vm_zone_stat[NR_FREE_PAGES], the counter zone_page_state() sums) when a task enters
 # try_to_free_pages() and when kswapd enters balance_pgdat() (static: a kernel that inlined it has
 # no such probe, said by @@RTRACE_NOPROBE). Clock "mono": the guest program's CLOCK_MONOTONIC step
-# times. The ring buffer (RTRACE_BUF_KB a CPU) is guest memory the scenario does not count.
-RTRACE_BUF_KB = 1024
+# times. The ring buffer (RTRACE_BUF_KB a CPU) is guest memory the scenario does not count; 8 MiB
+# since qlat62 (with the swap requests' completions and the anon batches, 1 MiB overran in a
+# swap scenario's first touch: 10930 entries lost).
+RTRACE_BUF_KB = 8192
 # Seconds --reclaim-trace adds to a guest run's default timeout: its calibrations after the tasks
 # (WAKEGAP ~2.1 s, WAKEPROG up to 5 x 2 s + 210 x 10 ms, review6 M6) and the trace's dump, up to
-# RTRACE_BUF_KB a CPU of text through the serial console (about 1 MiB in 10-30 s under TCG here).
-RTRACE_TIMEOUT_MARGIN_S = 120
+# RTRACE_BUF_KB a CPU of text through the serial console (about 1 MiB in 10-30 s under TCG here; a
+# MiB of ring holds about 2.5 MiB of text: 40 s a MiB of ring and CPU, for the lab's 2 vCPUs).
+RTRACE_TIMEOUT_MARGIN_S = 120 + 2 * 40 * RTRACE_BUF_KB // 1024
 RTRACE_EVENTS = ("vmscan/mm_vmscan_wakeup_kswapd", "vmscan/mm_vmscan_kswapd_wake", "vmscan/mm_vmscan_kswapd_sleep",
                  "vmscan/mm_vmscan_direct_reclaim_begin", "vmscan/mm_vmscan_direct_reclaim_end",
                  "sched/sched_waking", "sched/sched_wakeup", "sched/sched_switch", "block/block_rq_issue",
                  "workqueue/workqueue_execute_start", "vmscan/mm_vmscan_lru_shrink_active", "kmem/mm_page_alloc_extfrag",
-                 "kmem/mm_page_pcpu_drain", "workqueue/workqueue_queue_work", "timer/timer_start", "timer/timer_expire_entry")
+                 "kmem/mm_page_pcpu_drain", "workqueue/workqueue_queue_work", "timer/timer_start", "timer/timer_expire_entry",
+                 "block/block_rq_complete", "vmscan/mm_vmscan_lru_shrink_inactive")
 RTRACE_FILTERS = (("sched/sched_waking", 'comm ~ "kswapd*"'), ("sched/sched_wakeup", 'comm ~ "kswapd*"'),
                   ("sched/sched_switch", 'prev_comm ~ "kswapd*" || next_comm ~ "kswapd*"'),
                   ("vmscan/mm_vmscan_lru_shrink_active", "nr_deactivated > 0"),
+                  # the anon batches only (RECLAIM_WB_ANON, include/trace/events/vmscan.h): with the
+                  # swap requests' issue and completion, which pages of a batch had their write end
+                  # before move_folios_to_lru() put the batch back (the event fires after it) - qlat62
+                  ("vmscan/mm_vmscan_lru_shrink_inactive", "reclaim_flags & 1"),
                   # free_pcppages_bulk()'s frees into a non-movable pageblock only (migratetype is the
                   # block's, get_pfnblock_migratetype(), 6.1 and 6.12; MIGRATE_MOVABLE is 1): the per-CPU
                   # lists' flushes of frames a fallback took, without the stream's own movable frees
