@@ -557,14 +557,14 @@ impl Kernel {
             }
         }
         let params = self.zswap.as_ref().expect("zswap").params;
-        self.cpu(ZSWAP_SAME_FILLED_CHECK_NS);
+        self.cpu(self.cost.zswap_same_filled_check);
         let (len, handle) = if fill == AnonFill::Same && params.same_filled_pages_enabled && !self.profile.zswap_direct {
             (0u64, SAME_FILLED)
         } else {
             if !params.non_same_filled_pages_enabled {
                 return false;
             }
-            self.cpu(LZO_COMPRESS_PAGE_NS);
+            self.cpu(self.cost.zswap_compress);
             let dlen = lzo1x_1_compressed_len(fill);
             if dlen > PAGE_SIZE {
                 // The request's output is one page (`dlen = PAGE_SIZE`; crypto/lzo.c runs
@@ -870,7 +870,7 @@ impl Kernel {
         if self.profile.zswap_memcg {
             z.stats.zswpin += 1;
         }
-        self.cpu(if len > 0 { LZO_DECOMPRESS_PAGE_NS } else { self.cost.clear_page });
+        self.cpu(if len > 0 { self.cost.zswap_decompress } else { self.cost.clear_page });
         let memcg = self.swap.as_ref().map_or(MemcgId::NONE, |a| a.slot_memcg(slot));
         if self.memcgs.version == CgroupVersion::V2 && self.profile.zswap_memcg && memcg != MemcgId::NONE {
             self.memcgs.memcgs[memcg.idx()].zswpin += 1;
@@ -1144,7 +1144,7 @@ impl Kernel {
         }
         let p = self.swap.as_ref().expect("swap area").cache_get(slot);
         let len = self.zswap.as_ref().and_then(|z| z.entry_len(slot)).unwrap_or(0);
-        self.cpu(if len > 0 { LZO_DECOMPRESS_PAGE_NS } else { self.cost.clear_page });
+        self.cpu(if len > 0 { self.cost.zswap_decompress } else { self.cost.clear_page });
         self.swap_submit_write(p, slot, 1);
         self.zswap.as_mut().expect("zswap").stats.written_back_pages += 1;
         let m = self.swap.as_ref().expect("swap area").slot_memcg(slot);
@@ -1154,11 +1154,3 @@ impl Kernel {
     }
 }
 
-/// `zswap_is_page_same_filled()`: one pass over the page's words; estimate of its CPU cost
-/// (4 KiB read at ~40 GB/s), not measured.
-pub const ZSWAP_SAME_FILLED_CHECK_NS: u64 = 100;
-/// LZO1X-1 compression of one 4 KiB page, CPU time; estimate (LZO1X-1 compresses at about
-/// 600-700 MB/s on one core of a current x86_64), not measured.
-pub const LZO_COMPRESS_PAGE_NS: u64 = 6_000;
-/// LZO1X decompression of one 4 KiB page; estimate (about 2 GB/s), not measured.
-pub const LZO_DECOMPRESS_PAGE_NS: u64 = 2_000;

@@ -752,3 +752,27 @@ fn zswap_is_full_reads_the_size_the_last_update_took_6_1() {
     assert_eq!((z.pool_pages(), z.pool_total_size_pages()), (live - 1, live), "the same, one page lower");
     assert_eq!(z.can_accept(totalram), totalram * 90 / 100 / 100 > live, "zswap_can_accept() reads the copy");
 }
+
+/// The compressor's CPU time is part of the machine's cost table (`CpuCost::zswap_compress`,
+/// `zswap_decompress`, `zswap_same_filled_check`), so `[machine] cpu_slowdown` (the QEMU/TCG
+/// guest's measured factor) scales it with the rest of the kernel's code: a hog whose pages all
+/// go to zswap and back spends `k` times the system time at `cpu_slowdown = k`, with the same
+/// stores and loads. They were constants outside the table: at k = 8 the hog's system time
+/// grew 2.56 times, the compression staying at its reference 6 us a page.
+#[test]
+fn zswap_compression_time_scales_with_the_machines_cpu_slowdown_6_1() {
+    let run = |k: u64| {
+        let text = zhog("24M", "random-1K", "enabled = true", "", "linux-6.1", "v2");
+        let text = if k > 1 { text.replace("[machine]\n", &format!("[machine]\ncpu_slowdown = {k}\n")) } else { text };
+        let mut s = sim(&text);
+        run_with(&mut s, |_| {});
+        let z = stats(&s);
+        (s.kernel.sys_ns, z.stored_pages, z.zswpin)
+    };
+    let (sys1, stored1, loads1) = run(1);
+    let (sys8, stored8, loads8) = run(8);
+    assert_eq!((stored1, loads1), (stored8, loads8), "the same stores and loads");
+    assert!(stored1 > 1000 && loads1 > 1000, "{stored1} {loads1}");
+    let ratio = sys8 as f64 / sys1 as f64;
+    assert!((7.9..=8.1).contains(&ratio), "system time x{ratio:.2} at cpu_slowdown 8 ({sys1} -> {sys8} ns)");
+}
