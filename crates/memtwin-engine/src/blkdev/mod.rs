@@ -120,7 +120,8 @@ pub const BATCH_RING: u64 = 8;
 /// a reclaim entered by the charge of a swap readahead's page (`__read_swap_cache_async()`)
 /// adds its swap writes behind the readahead's read. blk-mq builds a request when a bio does
 /// not merge into the plug's newest one (`blk_attempt_plug_merge()`: a back merge of the same
-/// direction up to [`PLUG_RQ_MAX_PAGES`]) and, before adding it, flushes the plug
+/// direction up to the device's [`BlockDevice::plug_rq_pages`], [`PLUG_RQ_MAX_PAGES`] unless it gives its
+/// `max_segments`) and, before adding it, flushes the plug
 /// (`blk_add_rq_to_plug()`) when it holds [`BLK_MAX_REQUEST_COUNT`] requests or when the
 /// request `rq_list_peek(&plug->mq_list)` returns is at least [`BLK_PLUG_FLUSH_PAGES`]
 /// ([`PlugPeek`]: no size test before 4.10; 16 requests before 5.16). Before
