@@ -415,6 +415,26 @@ def test_compare_json_validates(result_schema, tmp_path, capsys):
     assert list(data["variants"]) == ["baseline", "recharge"]
 
 
+def test_thp_swap_out_metrics_are_schema_names(result_schema, scenario_schema):
+    """A run that swaps anonymous THPs (THP always, swap) reports the era's THP counters
+    (metrics.rs: thp_split_page/thp_swpout/thp_swpout_fallback/thp_split_pmd from 4.5, the one
+    thp_split before): every name a metric of both schemas (s61 added thp_split_pmd and 4.4's
+    thp_split to the engine's output, the schemas lacked them until s62)."""
+    name = lambda v: v.__class__({"$ref": "#/$defs/metricName", "$defs": v.schema["$defs"]})
+    for profile, want in (("linux-6.1", "vmstat.thp_split_pmd"), ("linux-4.4", "vmstat.thp_split")):
+        r = memtwin.run({"scenario": {"name": "thp-names"}, "machine": {"ram": "1G", "swap": "256M", "swap_file": True},
+                         "kernel": {"profile": profile, "cgroup": "v1", "thp": "always"},
+                         "devices": {"sda": {"read_bw": "500M", "write_bw": "400M"}},
+                         "cgroups": {"A": {"memory.limit_in_bytes": "64M"}},
+                         "tasks": {"t": {"cgroup": "A", "ops": [{"op": "mmap", "name": "m", "size": "96M", "step": "touch"},
+                                                                 {"op": "touch", "name": "m", "access": "write", "step": "touch"}]}}})
+        metrics = r.to_json()["steps"][0]["metrics"]
+        assert metrics.get(want, 0) > 0, (profile, sorted(m for m in metrics if "thp" in m))
+        _check_result(result_schema, {"scenario": r.scenario, "variants": {"default": r.to_json()}})
+        for v in (result_schema, scenario_schema):
+            assert [m for m in metrics if not name(v).is_valid(m)] == [], profile
+
+
 def test_result_to_json_validates(result_schema):
     r = memtwin.run(BASE)
     _check_result(result_schema, {"scenario": r.scenario, "variants": {"default": r.to_json()}})
