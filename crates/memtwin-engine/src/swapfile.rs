@@ -620,12 +620,7 @@ impl Kernel {
         let (dev, base) = (area.dev, area.base);
         self.cpu(self.cost.submit_io);
         let done = if self.swap_plug.active {
-            let start = base + slot as u64;
-            let rq_max = self.devices[dev.idx()].plug_rq_pages();
-            if self.swap_plug.flush_before(start, nr, true, rq_max, self.profile.blk_plug_peek, self.profile.blk_max_request_count) {
-                self.blk_flush_plug();
-            }
-            self.swap_plug.add(start, nr, true, rq_max);
+            self.swap_plug_bio(slot as u64, nr, true);
             self.swap_plug_pages.push(p);
             None
         } else {
@@ -1252,12 +1247,20 @@ impl Kernel {
     /// `blk_add_rq_to_plug()` says so ([`crate::blkdev::BlkPlug::flush_before`]).
     pub(crate) fn swap_ra_read(&mut self, slot: u64) {
         debug_assert!(self.swap_plug.active, "a swap readahead runs under a plug");
+        self.swap_plug_bio(slot, 1, false);
+    }
+
+    /// `blk_mq_submit_bio()` -> `blk_add_rq_to_plug()` of a swap bio of `nr` pages at `slot`
+    /// into the task's plug: the plug flushed first when it says so
+    /// ([`crate::blkdev::BlkPlug::flush_before`]), then merged into the newest request within
+    /// the swap device's [`crate::blkdev::BlockDevice::plug_rq_pages`], or a new request.
+    fn swap_plug_bio(&mut self, slot: u64, nr: u64, write: bool) {
         let area = self.swap.as_ref().expect("swap area");
         let (start, rq_max) = (area.base + slot, self.devices[area.dev.idx()].plug_rq_pages());
-        if self.swap_plug.flush_before(start, 1, false, rq_max, self.profile.blk_plug_peek, self.profile.blk_max_request_count) {
+        if self.swap_plug.flush_before(start, nr, write, rq_max, self.profile.blk_plug_peek, self.profile.blk_max_request_count) {
             self.blk_flush_plug();
         }
-        self.swap_plug.add(start, 1, false, rq_max);
+        self.swap_plug.add(start, nr, write, rq_max);
     }
 
     /// `__read_swap_cache_async()` of slot `slot`: a new page in the swap cache for it, unless

@@ -1390,7 +1390,7 @@ impl BlockDevice {
                 self.queue.last = Some((c, n + pages, made));
                 self.queue.merged += 1;
                 // QEMU serves the merged bytes with the request (qemu_write_service()'s per-byte part).
-                let more = if dir == Dir::Write && self.write_service_bw > 0 { xfer_ns(bytes, self.write_service_bw) } else { 0 };
+                let more = if dir == Dir::Write { self.qemu_write_service(pages) - self.write_latency } else { 0 };
                 let done = self.queue.rq[class as usize].back_mut().expect("the last request is held");
                 *done += more;
                 *done
