@@ -234,7 +234,7 @@ VMSTAT = ["pgpgin", "pgpgout", "pgscan_kswapd", "pgscan_direct", "pgsteal_kswapd
           "compact_success", "pgmigrate_success", "pswpin", "pswpout", "pgfault", "pgmajfault",
           "swap_ra", "swap_ra_hit", "workingset_refault_anon", "workingset_activate_anon", "workingset_restore_anon",
           "pgrotated", "thp_file_alloc", "thp_file_fallback", "thp_file_fallback_charge", "thp_split_page",
-          "thp_swpout", "thp_swpout_fallback", "thp_split_pmd"]
+          "thp_swpout", "thp_swpout_fallback", "thp_split_pmd", "ksm_swpin_copy"]
 
 
 def oom_killed_why(cg: "Cg", scn_path: Optional[str], returncode: Optional[int]) -> Optional[str]:

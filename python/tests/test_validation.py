@@ -137,8 +137,11 @@ def test_there_is_a_validation_set():
                                                                   "qemu61-tmpfs-swap-always.toml"}
     # + mm20 (issue 20 D2): madvise of anonymous memory (qemu61-madv-pageout-anon, -pageout-anon-noswap,
     # -willneed-anon) and -noexec's pgactivate as the run's total (qemu61-mmap-noexec-total)
+    # + madthp63 (review61 M3): MADV_PAGEOUT of PMD-mapped THPs, split at reclaim, written whole, and a range
+    # covering two THPs in part (qemu61-madv-pageout-thp, -thp-nonrot, -thp-part)
     madv = {n for n in names if n.startswith("qemu61-madv-")}
-    assert madv == {"qemu61-madv-pageout-anon.toml", "qemu61-madv-pageout-anon-noswap.toml", "qemu61-madv-willneed-anon.toml"}
+    assert madv == {"qemu61-madv-pageout-anon.toml", "qemu61-madv-pageout-anon-noswap.toml", "qemu61-madv-willneed-anon.toml",
+                    "qemu61-madv-pageout-thp.toml", "qemu61-madv-pageout-thp-nonrot.toml", "qemu61-madv-pageout-thp-part.toml"}
     assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 12 + 1 + swap + hot + len(zswap) + 2 + 1 + 1 + 1 + 1 + 3 + len(madv) + 1 + 2 + 1  # + 2: qemu61-tmpfs-swap-never, -always (tmpfs21b); + 1: qemu61-thpswap-retouch (thpswap60)
     # issue 22 on Debian's 6.12 guest (profiles linux-6.12*): the memcg LRU in global reclaim, under a
     # parent's limit, and qemu61-lrugen-stream-wset re-recorded

@@ -47,6 +47,42 @@ impl Kernel {
 }
 
 impl Kernel {
+    /// `split_huge_page(page)` (mm/huge_memory.c 6.1: `split_huge_page_to_list(page, NULL)`)
+    /// of the PMD-mapped anonymous THP `head` on an LRU list, as
+    /// `madvise_cold_or_pageout_pte_range()` splits one its range covers in part: the split of
+    /// [`Kernel::split_huge_page_to_list`] (THP_SPLIT_PMD, THP_SPLIT_PAGE; flags, memcg and
+    /// charge kept; `remap_page()` maps the 512 pages again by PTEs as young as the PMD was,
+    /// the engine's per-page bits), but with the head on the LRU: the head keeps its place and
+    /// each tail goes on its list right before it (`lru_add_page_tail(head, tail, lruvec,
+    /// NULL)`: "head is still on lru": `list_add_tail(&tail->lru, &head->lru)`, tails 511 down
+    /// to 1), so reclaim, from the list's tail, meets the head and then tails 1 to 511. The
+    /// list's page count is unchanged (512 pages, now 512 entries).
+    pub(crate) fn split_huge_page(&mut self, head: PageId) {
+        debug_assert!(self.pages[head].test(pg::LRU), "split_huge_page() of a THP on the LRU");
+        let v = self.folio_lruvec(head);
+        let list = self.pages[head].lru() as usize;
+        let prev = self.pages[head].prev;
+        self.lruvecs[v].unlink(&mut self.pages, &mut self.lru_stats, head);
+        let mut tails = Vec::with_capacity(PAGEBLOCK_NR as usize - 1);
+        self.split_huge_page_to_list(head, &mut tails);
+        let link_before = |k: &mut Kernel, before: PageId, p: PageId| {
+            // (list_add_tail(&p->lru, &before->lru): between `before`'s newer neighbour and it)
+            match k.pages[before].prev {
+                PageId::NIL => k.lruvecs[v].link(&mut k.pages, &mut k.lru_stats, p, list),
+                newer => k.lruvecs[v].link_after(&mut k.pages, &mut k.lru_stats, newer, p, list),
+            }
+        };
+        match prev {
+            PageId::NIL => self.lruvecs[v].link(&mut self.pages, &mut self.lru_stats, head, list),
+            newer => self.lruvecs[v].link_after(&mut self.pages, &mut self.lru_stats, newer, head, list),
+        }
+        for &t in tails.iter().rev() {
+            link_before(self, head, t);
+        }
+    }
+}
+
+impl Kernel {
     /// `shrink_folio_list()`'s fallback when `add_to_swap()` of the anonymous THP `head` failed
     /// ([`crate::swapfile::SwapOut::NoSlot`]): whether it is split. 4.13+ (6.1: "Fallback to
     /// swap normal pages": `split_folio_to_list(folio, folio_list)`, which an isolated,

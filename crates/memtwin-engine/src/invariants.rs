@@ -412,8 +412,14 @@ impl Kernel {
         if held != self.swap_slots.held() {
             return Err(format!("{held} swap slots marked held but the slots caches hold {}", self.swap_slots.held()));
         }
-        if named + held != inuse {
-            return Err(format!("{inuse} swap slots in use but page tables name {named} and the slots caches hold {held}"));
+        // Slots a large swap-cache folio holds after their page tables dropped them (a tail
+        // copied at its swap-in, swapfile.rs do_swap_page_copy()): each cached.
+        let (cache_only, uncached) = self.swap.as_ref().map_or((0, 0), |a| a.cache_only_slots());
+        if uncached != 0 {
+            return Err(format!("{uncached} swap slots held by the swap cache alone have no swap-cache page"));
+        }
+        if named + held + cache_only != inuse {
+            return Err(format!("{inuse} swap slots in use but page tables name {named}, the slots caches hold {held} and the swap cache alone {cache_only}"));
         }
         // Swap charges: each memcg's swap counter is the charged slots recorded for its
         // subtree in the swap_cgroup map, and within memory.swap.max (v2).

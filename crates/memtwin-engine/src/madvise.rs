@@ -98,73 +98,157 @@ impl Kernel {
     }
 
     /// mm/madvise.c 6.1 `madvise_cold_or_pageout_pte_range()` over pages `first..end` of
-    /// `vma` (file or anonymous): each present page mapped by this VMA alone and on an LRU
-    /// ("`!PageLRU(page) || page_mapcount(page) != 1`: skip"; the private copies of a file VMA
-    /// are its anonymous pages and count too) loses its young PTE and `PG_referenced`; `COLD`
-    /// deactivates it (`deactivate_page()` -> `lru_deactivate_fn()`: an active page to its
-    /// type's inactive list, PGDEACTIVATE), `PAGEOUT` isolates it (`isolate_lru_page()`) onto
-    /// the page table's list, which goes to `reclaim_pages()` at the end of each page table
-    /// (a 2 MiB range, in address order; see [`Kernel::reclaim_page_madvise`] and
-    /// [`Kernel::reclaim_anon_page_madvise`]). A transparent huge page (split when this VMA
-    /// alone maps it, `split_huge_page()`; a whole PMD-mapped one reclaimed whole) is skipped
-    /// here (not modelled).
+    /// `vma` (file or anonymous), one page table (a 2 MiB range, in address order) at a time:
+    /// each present page mapped by this VMA alone and on an LRU ("`!PageLRU(page) ||
+    /// page_mapcount(page) != 1`: skip"; the private copies of a file VMA are its anonymous
+    /// pages and count too) loses its young PTE and `PG_referenced`; `COLD` deactivates it
+    /// (`deactivate_page()` -> `lru_deactivate_fn()`: an active page to its type's inactive
+    /// list, PGDEACTIVATE), `PAGEOUT` isolates it (`isolate_lru_page()`) onto the page table's
+    /// list, which goes to `reclaim_pages()` at the end of each page table (see
+    /// [`Kernel::reclaim_page_madvise`] and [`Kernel::reclaim_anon_page_madvise`]).
+    ///
+    /// A PMD-mapped anonymous THP (`pmd_trans_huge(*pmd)`, the function's first branch) is
+    /// handled whole when the range covers its 2 MiB (`next - addr == HPAGE_PMD_SIZE`): the PMD
+    /// made old (`pmd_mkold()`: the engine's 512 per-page young bits), `ClearPageReferenced()`,
+    /// then `deactivate_page()` (PGDEACTIVATE of its 512 pages when active) or
+    /// `isolate_lru_page()` and `reclaim_pages()` of it alone (written whole or split there,
+    /// as reclaim does: [`Kernel::reclaim_anon_page_madvise`]). One the range covers in part is
+    /// split first (`split_huge_page()`: [`Kernel::split_huge_page`], THP_SPLIT_PMD and
+    /// THP_SPLIT_PAGE), and its pages in the range are then walked as base pages
+    /// (`goto regular_page`). A large page-cache folio mapped by PTEs (which 6.1's PTE loop
+    /// would split, `PageTransCompound()`) is skipped: not modelled.
     fn madvise_cold_or_pageout(&mut self, vma: VmaId, first: u32, end: u32, pageout: bool) {
+        const PMD_NR: u32 = crate::page_alloc::PAGEBLOCK_NR as u32;
         let v = vma.0 as usize;
         let mut deactivated = 0;
         let mut list: Vec<PageId> = Vec::new();
         let end = end.min(self.vmas[v].pages.len() as u32);
-        for i in first..end {
-            if pageout && !list.is_empty() && i % crate::page_alloc::PAGEBLOCK_NR as u32 == 0 {
-                // The walk's next PMD: the last page table's list to reclaim_pages().
+        let mut addr = first;
+        while addr < end {
+            // pmd_addr_end(addr, end): this page table's part of the range.
+            let next = ((addr / PMD_NR + 1) * PMD_NR).min(end);
+            if let Some(head) = self.pmd_trans_huge(vma, addr) {
+                if next - addr == PMD_NR {
+                    deactivated += self.madvise_cold_or_pageout_thp(vma, head, addr, pageout);
+                    addr = next;
+                    continue;
+                }
+                // "if (next - addr != HPAGE_PMD_SIZE)": split_huge_page(), then the PTEs.
+                self.split_huge_page(head);
+            }
+            for i in addr..next {
+                deactivated += self.madvise_cold_or_pageout_pte(vma, i, pageout, &mut list);
+            }
+            if pageout {
+                // The page table's list to reclaim_pages() at the end of its walk.
                 self.reclaim_pages_madvise(&mut list);
             }
-            let p = self.vmas[v].pages[i as usize];
-            // An anonymous page is mapped by its one VMA (`Page::mapcount` stays 0: no fork
-            // sharing is modelled), so the mapcount rule skips file pages only.
-            if p == PageId::NIL {
-                continue;
-            }
-            let shared = !self.pages[p].test(pg::ANON) && self.pages[p].mapcount != 1;
-            if !self.pages[p].test(pg::LRU) || shared || self.pages[p].test(pg::HEAD) {
-                continue;
-            }
-            self.cpu(self.cost.scan_page);
-            // ptep_get_and_clear_full() + pte_mkold(); ClearPageReferenced().
-            match self.vmas[v].file.as_mut() {
-                Some(f) => f.set_young(i, false),
-                None => {
-                    self.vmas[v].test_and_clear_young(i);
-                }
-            }
-            self.pages[p].flags &= !pg::REFERENCED;
-            if self.pages[p].lru() == LruList::Unevictable as u8 {
-                continue;
-            }
-            if !pageout {
-                if self.pages[p].test(pg::ACTIVE) {
-                    let lv = self.folio_lruvec(p);
-                    let anon = self.pages[p].test(pg::ANON);
-                    self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, p);
-                    self.pages[p].flags &= !pg::ACTIVE;
-                    let to = if anon { LruList::InactiveAnon } else { LruList::InactiveFile };
-                    self.lruvecs[lv].add(&mut self.pages, &mut self.lru_stats, p, to);
-                    // lru_deactivate_fn(): __count_memcg_events(lruvec_memcg(lruvec), PGDEACTIVATE)
-                    // for the page's own memcg, not the VMA's (review48 L3)
-                    let owner = self.pages[p].memcg;
-                    self.memcgs.count_event(if owner == MemcgId::NONE { MemcgId::ROOT } else { owner }, MemcgEvent::Pgdeactivate, 1);
-                    deactivated += 1;
-                }
-            } else {
-                // isolate_lru_page(): off its list; "list_add(&page->lru, &page_list)".
-                let lv = self.folio_lruvec(p);
-                self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, p);
-                list.push(p);
-            }
-        }
-        if pageout {
-            self.reclaim_pages_madvise(&mut list);
+            addr = next;
         }
         self.vmstat.count(VmEvent::Pgdeactivate, deactivated);
+    }
+
+    /// The PMD-mapped anonymous THP mapping page `addr` of `vma` (`pmd_trans_huge(*pmd)`, a
+    /// PMD this VMA alone maps: no fork sharing is modelled), if any, on an LRU list (or
+    /// `isolate_lru_page()` / `split_huge_page()` would find it isolated elsewhere).
+    fn pmd_trans_huge(&self, vma: VmaId, addr: u32) -> Option<PageId> {
+        let vm = &self.vmas[vma.0 as usize];
+        if vm.file.is_some() {
+            return None;
+        }
+        let base = addr & !(crate::page_alloc::PAGEBLOCK_NR as u32 - 1);
+        let head = *vm.pages.get(base as usize)?;
+        if head == PageId::NIL {
+            return None;
+        }
+        let p = &self.pages[head];
+        (p.test(pg::HEAD) && p.test(pg::ANON) && p.test(pg::LRU) && p.mapping == crate::types::InodeId(vma.0) && vm.pages[addr as usize] == PageId(head.0 + (addr - base))).then_some(head)
+    }
+
+    /// `madvise_cold_or_pageout_pte_range()`'s first branch for the PMD-mapped THP `head`
+    /// mapped at `addr..addr + 512` of `vma`, the range covering it whole: the PMD made old,
+    /// `ClearPageReferenced()`, `test_and_clear_page_young()`; an unevictable one is put back;
+    /// `COLD`: `deactivate_page()` (returns the pages deactivated, PGDEACTIVATE of the folio's
+    /// 512 in its memcg here); `PAGEOUT`: `isolate_lru_page()`, then `reclaim_pages()` of it
+    /// alone at `huge_unlock`.
+    fn madvise_cold_or_pageout_thp(&mut self, vma: VmaId, head: PageId, addr: u32, pageout: bool) -> u64 {
+        const PMD_NR: u32 = crate::page_alloc::PAGEBLOCK_NR as u32;
+        let v = vma.0 as usize;
+        self.cpu(self.cost.scan_page);
+        for i in addr..addr + PMD_NR {
+            // pmdp_invalidate() + pmd_mkold(): the PMD's accessed bit, the engine's per-page bits.
+            self.vmas[v].test_and_clear_young(i);
+        }
+        self.pages[head].flags &= !pg::REFERENCED;
+        if self.pages[head].lru() == LruList::Unevictable as u8 {
+            return 0;
+        }
+        let lv = self.folio_lruvec(head);
+        if !pageout {
+            if !self.pages[head].test(pg::ACTIVE) {
+                return 0;
+            }
+            self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, head);
+            self.pages[head].flags &= !pg::ACTIVE;
+            self.lruvecs[lv].add(&mut self.pages, &mut self.lru_stats, head, LruList::InactiveAnon);
+            let owner = self.pages[head].memcg;
+            let nr = PMD_NR as u64;
+            self.memcgs.count_event(if owner == MemcgId::NONE { MemcgId::ROOT } else { owner }, MemcgEvent::Pgdeactivate, nr);
+            return nr;
+        }
+        self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, head);
+        let mut list = vec![head];
+        self.reclaim_pages_madvise(&mut list);
+        0
+    }
+
+    /// `madvise_cold_or_pageout_pte_range()`'s PTE loop body for page `i` of `vma`: returns
+    /// the pages `COLD` deactivated; `PAGEOUT` isolates onto `list`.
+    fn madvise_cold_or_pageout_pte(&mut self, vma: VmaId, i: u32, pageout: bool, list: &mut Vec<PageId>) -> u64 {
+        let v = vma.0 as usize;
+        let p = self.vmas[v].pages[i as usize];
+        // An anonymous page is mapped by its one VMA (`Page::mapcount` stays 0: no fork
+        // sharing is modelled), so the mapcount rule skips file pages only.
+        if p == PageId::NIL {
+            return 0;
+        }
+        let shared = !self.pages[p].test(pg::ANON) && self.pages[p].mapcount != 1;
+        if !self.pages[p].test(pg::LRU) || shared || self.pages[p].test(pg::HEAD) {
+            return 0;
+        }
+        self.cpu(self.cost.scan_page);
+        // ptep_get_and_clear_full() + pte_mkold(); ClearPageReferenced().
+        match self.vmas[v].file.as_mut() {
+            Some(f) => f.set_young(i, false),
+            None => {
+                self.vmas[v].test_and_clear_young(i);
+            }
+        }
+        self.pages[p].flags &= !pg::REFERENCED;
+        if self.pages[p].lru() == LruList::Unevictable as u8 {
+            return 0;
+        }
+        if !pageout {
+            if self.pages[p].test(pg::ACTIVE) {
+                let lv = self.folio_lruvec(p);
+                let anon = self.pages[p].test(pg::ANON);
+                self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, p);
+                self.pages[p].flags &= !pg::ACTIVE;
+                let to = if anon { LruList::InactiveAnon } else { LruList::InactiveFile };
+                self.lruvecs[lv].add(&mut self.pages, &mut self.lru_stats, p, to);
+                // lru_deactivate_fn(): __count_memcg_events(lruvec_memcg(lruvec), PGDEACTIVATE)
+                // for the page's own memcg, not the VMA's (review48 L3)
+                let owner = self.pages[p].memcg;
+                self.memcgs.count_event(if owner == MemcgId::NONE { MemcgId::ROOT } else { owner }, MemcgEvent::Pgdeactivate, 1);
+                return 1;
+            }
+            return 0;
+        }
+        // isolate_lru_page(): off its list; "list_add(&page->lru, &page_list)".
+        let lv = self.folio_lruvec(p);
+        self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, p);
+        list.push(p);
+        0
     }
 
     /// mm/vmscan.c 6.1 `reclaim_pages()` of the pages `MADV_PAGEOUT` isolated from one page
@@ -204,21 +288,11 @@ impl Kernel {
     /// (`shrink_inactive_list()`'s only).
     pub(crate) fn reclaim_anon_page_madvise(&mut self, p: PageId) {
         let owner = self.pages[p].memcg;
-        let activate = |k: &mut Kernel, p: PageId| {
-            // activate_locked: "if (folio_test_swapcache(folio) && (mem_cgroup_swap_full(folio)
-            // || ...)) folio_free_swap(folio);"
-            if k.pages[p].test(pg::SWAPCACHE) && k.mem_cgroup_swap_full(owner) {
-                k.folio_free_swap(p);
-            }
-            k.pages[p].flags |= pg::ACTIVE;
-            k.folio_add_lru(p);
-            k.memcgs.count_event(owner, MemcgEvent::Pgactivate, 1);
-            k.vmstat.count(VmEvent::Pgactivate, 1);
-        };
+        let nr = self.pages.folio_nr_pages(p);
         if self.pages[p].test(pg::WRITEBACK) {
             // Case 2 (writeback_throttling_sane(): no target memcg).
             self.pages[p].flags |= pg::RECLAIM;
-            return activate(self, p);
+            return self.activate_anon_madvise(p, owner);
         }
         // folio_check_references(): the young PTE and PG_referenced were just cleared.
         let ptes = self.anon_referenced(p) as u32;
@@ -228,7 +302,7 @@ impl Kernel {
             self.pages[p].flags |= pg::REFERENCED;
         }
         match crate::vmscan::folio_references(ptes, referenced_folio, false) {
-            crate::vmscan::FolioRef::Activate => return activate(self, p),
+            crate::vmscan::FolioRef::Activate => return self.activate_anon_madvise(p, owner),
             crate::vmscan::FolioRef::Keep => {
                 self.folio_add_lru(p);
                 return;
@@ -241,9 +315,33 @@ impl Kernel {
             self.free_swapped_page_shadow(p, Some(MemcgId::ROOT));
             return;
         }
-        if !self.swap_writepage(p) {
-            // add_to_swap() failed (or AOP_WRITEPAGE_ACTIVATE): activate_locked_split.
-            return activate(self, p);
+        let mut res = self.swap_writepage_res(p);
+        if res == crate::swapfile::SwapOut::NoSlot && nr > 1 && self.thp_swap_fallback(p) {
+            // add_to_swap() of a THP failed: "Fallback to swap normal pages":
+            // split_folio_to_list(folio, folio_list), THP_SWPOUT_FALLBACK; its tails go on the
+            // list reclaim_pages() gave shrink_folio_list() and are reclaimed after the head,
+            // in index order; the head tries add_to_swap() again.
+            let mut tails = Vec::new();
+            self.split_huge_page_to_list(p, &mut tails);
+            res = self.swap_writepage_res(p);
+            self.reclaim_anon_written(p, res, owner);
+            for t in tails {
+                self.reclaim_anon_page_madvise(t);
+            }
+            return;
+        }
+        self.reclaim_anon_written(p, res, owner);
+    }
+
+    /// The end of [`Kernel::reclaim_anon_page_madvise`] for the folio `p` that
+    /// `add_to_swap()` + `pageout()` gave `res`: not written (no slot, or
+    /// AOP_WRITEPAGE_ACTIVATE) it is activated (`activate_locked_split`); written by zswap it
+    /// is clean and freed now (`__remove_mapping()`, a shadow for the root's lruvec:
+    /// `sc->target_mem_cgroup` NULL); under writeback it goes back to the inactive list
+    /// (`keep`, `folio_putback_lru()`: the lru_add batch) and stays in the swap cache, charged.
+    fn reclaim_anon_written(&mut self, p: PageId, res: crate::swapfile::SwapOut, owner: MemcgId) {
+        if res != crate::swapfile::SwapOut::Written {
+            return self.activate_anon_madvise(p, owner);
         }
         if !self.pages[p].test(pg::WRITEBACK) {
             // zswap took it (the write started and ended in swap_writepage()): clean, freed.
@@ -252,6 +350,22 @@ impl Kernel {
         }
         // PAGE_SUCCESS under writeback: keep; folio_putback_lru() -> folio_add_lru().
         self.folio_add_lru(p);
+    }
+
+    /// `shrink_folio_list()`'s `activate_locked` for the anonymous folio `p` reclaim_pages()
+    /// gave it (owned by `owner`): "if (folio_test_swapcache(folio) &&
+    /// (mem_cgroup_swap_full(folio) || ...)) folio_free_swap(folio);", `PG_active`, back on
+    /// the LRU (`folio_putback_lru()`), "stat->nr_activate[type] += nr_pages;
+    /// count_memcg_folio_events(folio, PGACTIVATE, nr_pages);" (vmstat PGACTIVATE too).
+    fn activate_anon_madvise(&mut self, p: PageId, owner: MemcgId) {
+        if self.pages[p].test(pg::SWAPCACHE) && self.mem_cgroup_swap_full(owner) {
+            self.folio_free_swap(p);
+        }
+        let nr = self.pages.folio_nr_pages(p);
+        self.pages[p].flags |= pg::ACTIVE;
+        self.folio_add_lru(p);
+        self.memcgs.count_event(owner, MemcgEvent::Pgactivate, nr);
+        self.vmstat.count(VmEvent::Pgactivate, nr);
     }
 
     /// mm/madvise.c 6.1 `madvise_willneed()` of an anonymous VMA: `walk_page_range()` with

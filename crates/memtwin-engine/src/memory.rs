@@ -671,7 +671,7 @@ impl Kernel {
     /// `folio_add_new_anon_rmap()` + `folio_add_lru_vma()`: the new anonymous page in frame
     /// `pfn`, charged to `memcg`, mapped at page `index` of `vma` (its PTE young) and put on
     /// the anon LRU ([`Kernel::anon_lru_add`]).
-    fn anon_page_install(&mut self, vma: VmaId, index: u32, pfn: PageId, memcg: MemcgId) {
+    pub(crate) fn anon_page_install(&mut self, vma: VmaId, index: u32, pfn: PageId, memcg: MemcgId) {
         let nid = if self.nr_nodes == 1 { 0 } else { self.page_nid(pfn) };
         let lv = self.lruvec_idx(memcg, nid);
         self.anon_page_link(vma, index, pfn, memcg, lv);

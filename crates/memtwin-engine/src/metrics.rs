@@ -96,8 +96,9 @@ pub struct Snapshot {
     /// tmpfs huge pages' vmstat events: `thp_file_alloc`, `thp_file_fallback`,
     /// `thp_file_fallback_charge`, and reclaim's `thp_split_page`, `thp_swpout`,
     /// `thp_swpout_fallback` of tmpfs folios, and the per-size `shmem_alloc`, `shmem_fallback`,
-    /// `shmem_fallback_charge` of the orders below PMD (shmem.rs).
-    pub shmem: [u64; 10],
+    /// `shmem_fallback_charge` of the orders below PMD (shmem.rs), `thp_split_pmd` and
+    /// `ksm_swpin_copy`.
+    pub shmem: [u64; 11],
     /// memory.pressure totals of the memcg and of the machine (root), ns.
     pub psi: [Nanos; 4],
     /// zswap's event counters ([`ZSWAP_COUNTERS`] order), when the machine has zswap.
@@ -189,6 +190,7 @@ impl Snapshot {
                 k.shmem_stat.mthp_fallback,
                 k.shmem_stat.mthp_fallback_charge,
                 k.shmem_stat.thp_split_pmd,
+                k.shmem_stat.ksm_swpin_copy,
             ],
             zswap: zswap_counters(k, memcg),
             psi: {
@@ -363,6 +365,11 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
         } else {
             let values = [(b.shmem[3] - a.shmem[3]) as f64, (b.shmem[4] - a.shmem[4]) as f64, (b.shmem[5] - a.shmem[5]) as f64, (b.shmem[9] - a.shmem[9]) as f64];
             m.extend(["vmstat.thp_split_page", "vmstat.thp_swpout", "vmstat.thp_swpout_fallback", "vmstat.thp_split_pmd"].map(String::from).into_iter().zip(values));
+            if k.profile.swapin_copies_large_tails == crate::profile::KsmSwapinCopy::CopyCounted {
+                // ksm_swpin_copy (5.19+): the swap-ins that mapped a copy, here the subpages
+                // of THPs written whole (swapfile.rs do_swap_page_copy(), until 6.8).
+                m.push(("vmstat.ksm_swpin_copy".to_string(), (b.shmem[10] - a.shmem[10]) as f64));
+            }
         }
     }
     if let Some(z) = k.zswap.as_ref() {

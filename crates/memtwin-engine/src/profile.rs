@@ -532,6 +532,9 @@ pub struct KernelProfile {
     /// slots and writes it whole (`THP_SWPOUT`), or splits it and swaps its pages one by one
     /// (`THP_SWPOUT_FALLBACK`): swapfile.rs [`crate::swapfile::ThpSwapOut`].
     pub thp_swapout: crate::swapfile::ThpSwapOut,
+    /// What a swap-in fault on a subpage of a large swap-cache folio (an anonymous THP
+    /// written whole, [`crate::swapfile::ThpSwapOut`]) maps: [`KsmSwapinCopy`].
+    pub swapin_copies_large_tails: KsmSwapinCopy,
     /// cgroup writeback (v4.2, the series ending in 1ed8d48c57bf "writeback: implement
     /// memcg writeback domain based throttling"): on cgroup v2 each memcg is a writeback
     /// domain (`wb_domain`) with dirty limits of its own (`mem_cgroup_wb_stats()`,
@@ -1202,6 +1205,24 @@ pub const KMEM_6_1_LAB: MemcgKmemCost = MemcgKmemCost {
     ..KMEM_6_1
 };
 
+/// Whether mm/ksm.c `ksm_might_need_to_copy()` (called by `do_swap_page()` for every page it
+/// finds in the swap cache, with `CONFIG_KSM=y` as every distribution builds it; Debian's 6.1
+/// config has it) copies a subpage of a large swap-cache folio. Until 6.8 it compares
+/// `page->index` with the fault's linear index, and of an anonymous THP only the head has its
+/// index set (`__page_set_anon_rmap()`; a tail's is set only at a split): each tail's fault
+/// allocates, charges and maps a new page, and the folio stays in the swap cache, charged and
+/// holding its slots, until reclaim frees it. 6.8's folio conversion (96db66d9c8f3) returns
+/// a large folio uncopied ("if (folio_test_large(folio)) return folio;").
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum KsmSwapinCopy {
+    /// 6.8+ (and before 4.14, which wrote no THP whole): the subpage is mapped.
+    None,
+    /// 4.14-5.18: copied, uncounted.
+    Copy,
+    /// 5.19-6.7: copied and counted in /proc/vmstat `ksm_swpin_copy` (KSM_SWPIN_COPY, 5.19).
+    CopyCounted,
+}
+
 /// All built-in profiles. Each era is written as what it changes against the next newer one.
 pub fn profiles() -> Vec<KernelProfile> {
     let linux_6_6 = KernelProfile {
@@ -1243,6 +1264,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         write_marks_accessed: false,
         thp_defrag_madvise: true,
         thp_swapout: crate::swapfile::ThpSwapOut::WholeNonrotBlkdev,
+        swapin_copies_large_tails: KsmSwapinCopy::CopyCounted,
         cgroup_writeback: true,
         flusher_wakeup_writes_all: true,
         memcg_charge_batch: 64,
@@ -1364,6 +1386,7 @@ pub fn profiles() -> Vec<KernelProfile> {
     };
     let linux_6_12 = KernelProfile {
         name: "linux-6.12",
+        swapin_copies_large_tails: KsmSwapinCopy::None,
         description: "6.12 (Debian 12's bookworm-security kernel, the lab's second guest): as linux-6.6, and direct reclaim \
                       resumes a shared memcg walk and stops at its goal (6.11), readahead stops at a failed memcg charge (6.10), \
                       fault-around not counting workingset pages as mmap hits (6.10), \
@@ -1405,6 +1428,7 @@ pub fn profiles() -> Vec<KernelProfile> {
     };
     let linux_5_17 = KernelProfile {
         name: "linux-5.17",
+        swapin_copies_large_tails: KsmSwapinCopy::Copy,
         sis_util: false,
         description: "5.17, the base of the list_lru series (seed 001): no large folios (XFS has them from 5.18), eager list_lrus, shrinker_info \
                       with nr_deferred, objcg slab accounting, shared memcg walks, charge batch 32, \
@@ -1537,6 +1561,7 @@ pub fn profiles() -> Vec<KernelProfile> {
     let linux_6_18 = KernelProfile {
         name: "linux-6.18",
         thp_swapout: crate::swapfile::ThpSwapOut::WholeBlkdev,
+        swapin_copies_large_tails: KsmSwapinCopy::None,
         description: "this host's kernel: as linux-6.6, and ext4 regular files in large folios (6.16; written in folios of the write's size), readahead \
                       keeping its folio order in ra->order (6.16), every wb gets at least 1/8 of what its domain has left \
                       under a dirty threshold (6.14), direct reclaim resumes a shared memcg walk and stops at its \

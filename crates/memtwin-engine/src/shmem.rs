@@ -117,6 +117,10 @@ pub struct ShmemStat {
     /// (`split_huge_page_to_list()` -> `unmap_page()` -> `__split_huge_pmd()`). The PMD splits
     /// of munmap/mprotect/madvise ranges and of tmpfs are not counted.
     pub thp_split_pmd: u64,
+    /// `KSM_SWPIN_COPY` (/proc/vmstat `ksm_swpin_copy`, 5.19+): swap-ins that mapped a copy of
+    /// the swap-cache page (swapfile.rs `do_swap_page_copy()`, a large folio's subpages
+    /// until 6.8).
+    pub ksm_swpin_copy: u64,
     /// `MTHP_STAT_SHMEM_ALLOC` of the orders below PMD (hugepages-<size>kB/stats/shmem_alloc
     /// summed over the sizes under 2 MiB; 6.14+ tmpfs folios, [`TmpfsHuge::WriteSize`] and
     /// [`TmpfsHuge::AllOrders`]).

@@ -11,6 +11,7 @@
 
 use crate::blkdev::Dir;
 use crate::kernel::Kernel;
+use crate::profile::KsmSwapinCopy;
 use crate::memory::VmaId;
 use crate::mm_types::pg;
 use crate::mmzone::LruList;
@@ -49,6 +50,11 @@ pub struct SwapArea {
     /// caches them; `__read_swap_cache_async()` finds their swap count 0 and returns NULL
     /// (as bits, grown with `used`).
     held: Vec<u64>,
+    /// Slots at `SWAP_HAS_CACHE` alone because the page table that named them dropped its
+    /// reference while a large swap-cache folio kept them (a tail copied at its swap-in,
+    /// [`crate::profile::KsmSwapinCopy`]): freed with that folio's swap-cache page (as bits,
+    /// grown with `used`).
+    cache_only: Vec<u64>,
     /// `swap_cgroup` ids: the memcg recorded for each slot (grown with `used`).
     memcg: Vec<MemcgId>,
     /// Whether the slot's swap charge was taken (v2: with the slot; v1: when the page was
@@ -185,7 +191,7 @@ impl SwapArea {
     /// (`mkswap` + `swapon`).
     pub fn new(dev: DevId, base: u64, slots: u64) -> SwapArea {
         let max = slots.max(1);
-        SwapArea { dev, base, max, pages: max - 1, inuse: 0, used: vec![], held: vec![], memcg: vec![], charged: vec![], cluster_next: 1, cluster_nr: SWAPFILE_CLUSTER - 1, lowest_bit: 1, cache: vec![], shadow: vec![], ra_prev_offset: 0, ra_hits: SWAP_RA_INIT_HITS as u64, ra_last: 0, solidstate: false, blkdev: true }
+        SwapArea { dev, base, max, pages: max - 1, inuse: 0, used: vec![], held: vec![], cache_only: vec![], memcg: vec![], charged: vec![], cluster_next: 1, cluster_nr: SWAPFILE_CLUSTER - 1, lowest_bit: 1, cache: vec![], shadow: vec![], ra_prev_offset: 0, ra_hits: SWAP_RA_INIT_HITS as u64, ra_last: 0, solidstate: false, blkdev: true }
     }
 
     #[inline]
@@ -200,6 +206,7 @@ impl SwapArea {
             let want = (w + 1).max(self.used.len() + self.used.len() / 8).min(self.max.div_ceil(64) as usize);
             self.used.resize(want, 0);
             self.held.resize(want, 0);
+            self.cache_only.resize(want, 0);
             self.charged.resize(want, 0);
             self.memcg.resize(want * 64, MemcgId::NONE);
             self.cache.resize(want * 64, PageId::NIL);
@@ -321,6 +328,7 @@ impl SwapArea {
         debug_assert!(self.is_used(s) && s != 0, "freeing a free swap slot");
         self.set_used(s, false);
         self.set_held(slot, false);
+        self.set_cache_only(slot, false);
         let charged = self.is_charged(slot);
         self.set_charged(slot, false);
         self.shadow[s as usize] = NO_SHADOW;
@@ -373,6 +381,41 @@ impl SwapArea {
                 *w &= !(1 << (slot % 64));
             }
         }
+    }
+
+    /// Whether slot `slot` is held by its swap-cache page alone, no page table naming it
+    /// (`cache_only`).
+    pub fn is_cache_only(&self, slot: u32) -> bool {
+        self.cache_only.get(slot as usize / 64).is_some_and(|w| w & (1 << (slot % 64)) != 0)
+    }
+
+    /// Mark slot `slot` held by its swap-cache page alone, or not.
+    pub(crate) fn set_cache_only(&mut self, slot: u32, on: bool) {
+        if let Some(w) = self.cache_only.get_mut(slot as usize / 64) {
+            if on {
+                *w |= 1 << (slot % 64);
+            } else {
+                *w &= !(1 << (slot % 64));
+            }
+        }
+    }
+
+    /// Slots held by their swap-cache page alone, and of them those no page caches (for the
+    /// invariants: the second is 0).
+    pub fn cache_only_slots(&self) -> (u64, u64) {
+        let mut n = (0, 0);
+        for (w, &bits) in self.cache_only.iter().enumerate() {
+            let mut b = bits;
+            while b != 0 {
+                let slot = w * 64 + b.trailing_zeros() as usize;
+                b &= b - 1;
+                n.0 += 1;
+                if self.cache.get(slot).is_none_or(|&p| p == PageId::NIL) {
+                    n.1 += 1;
+                }
+            }
+        }
+        n
     }
 
     /// Slots a swap slots cache holds (for the invariants).
@@ -854,6 +897,15 @@ impl Kernel {
                 self.free_page(p);
             }
             self.uncharge_swapcache(memcg, nr);
+            // put_swap_folio(): a slot no page table names any more (its tail copied at a
+            // swap-in, KsmSwapinCopy) drops to a count of 0 with SWAP_HAS_CACHE and is freed
+            // (free_swap_slot()).
+            for i in 0..nr as u32 {
+                if self.swap.as_ref().expect("a swap-cache page has slots").is_cache_only(slot + i) {
+                    self.swap.as_mut().expect("a swap-cache page has slots").set_cache_only(slot + i, false);
+                    self.free_swap_slot(slot + i);
+                }
+            }
             return nr;
         }
         let (vma, index) = (self.pages[p].mapping.0 as usize, self.pages[p].index as usize);
@@ -937,10 +989,20 @@ impl Kernel {
         self.cpu(self.cost.anon_fault);
         let vma_ra = self.swap_use_vma_readahead();
         // A subpage of a THP written whole and unmapped at its swap-out, still in the swap
-        // cache, is a minor fault: 6.1's do_swap_page() maps this one subpage
-        // (`folio_file_page(folio, swp_offset(entry))`, `page_add_anon_rmap()`) and keeps the
-        // folio large (6.10+ maps all of its PTEs at once when they are its entries); the
-        // engine splits it first and maps the page as a base swap-cache page.
+        // cache, is a minor fault. 4.14-6.7 (KsmSwapinCopy): ksm_might_need_to_copy() maps a
+        // copy of it ([`Kernel::do_swap_page_copy`]). 6.8-6.9's do_swap_page() maps this one
+        // subpage (`folio_file_page(folio, swp_offset(entry))`, `page_add_anon_rmap()`) and
+        // keeps the folio large (6.10+ maps all of its PTEs at once when they are its
+        // entries); the engine splits it first and maps the page as a base swap-cache page.
+        let cached = self.swap.as_ref().expect("a slot implies a swap area").cache_get(slot);
+        if cached != PageId::NIL && self.pages[cached].test(pg::HEAD) && self.profile.swapin_copies_large_tails != KsmSwapinCopy::None {
+            if vma_ra {
+                // swap_cache_get_folio(): the VMA's readahead address moves to this fault's.
+                let ra = &mut self.vmas[vma.0 as usize].swap_ra;
+                *ra = (index, ra.1, ra.2);
+            }
+            return self.do_swap_page_copy(vma, index, slot, nid, write);
+        }
         let mut pfn = self.swap_cache_base_page(slot);
         // A window of one reads the faulting page synchronously (`read_swap_cache_async(...,
         // do_poll = true)`: `swap_readpage()` waits for its bio), so the page comes back
@@ -1068,6 +1130,52 @@ impl Kernel {
             self.pages[pfn].flags |= pg::ACTIVE;
             self.lruvecs[lv].add(&mut self.pages, &mut self.lru_stats, pfn, LruList::ActiveAnon);
             self.update_rotated(lv, false, 1);
+        }
+        Some(pfn)
+    }
+
+    /// `do_swap_page()` of page `index` of `vma` whose slot `slot` a large swap-cache folio
+    /// holds (an anonymous THP written whole, unmapped at its swap-out), 4.14-6.7 with
+    /// `CONFIG_KSM` ([`KsmSwapinCopy`]): `ksm_might_need_to_copy()` finds the subpage's
+    /// `page->index` unset (only a THP's head has it) and copies it: `alloc_page_vma()`
+    /// (`post_alloc_hook()`'s init_on_alloc zeroing), `mem_cgroup_charge()` to the faulting
+    /// mm's memcg (a failed charge is the fault's OOM: `None`), `copy_user_highpage()`,
+    /// KSM_SWPIN_COPY. The copy is mapped as a new anonymous page (`page_add_new_anon_rmap()`
+    /// + `folio_add_lru_vma()`: memory.stat `anon`, the inactive anon list), writable for a
+    /// store, read-only for a load ("exclusive": no copy at the store that follows);
+    /// `swap_free(entry)` drops the PTE's reference to the slot, which the folio's
+    /// `SWAP_HAS_CACHE` keeps allocated and charged until reclaim frees the folio
+    /// ([`Kernel::free_swapped_page_shadow`] frees its cache-only slots then). The folio
+    /// stays in the swap cache, unmapped, on its LRU list, charged: a THP swapped out whole
+    /// and touched again holds its 512 pages beside the 512 copies. The head's own fault in
+    /// the kernel maps the folio's head page (its index is set), where the engine, which keeps
+    /// no partly mapped large swap-cache folio, copies it too (one page a THP).
+    pub(crate) fn do_swap_page_copy(&mut self, vma: VmaId, index: u32, slot: u32, nid: u32, write: bool) -> Option<PageId> {
+        let v = vma.0 as usize;
+        let memcg = self.vmas[v].memcg;
+        let pfn = self.alloc_pages(0, crate::page_alloc::Gfp::node(nid))?;
+        self.post_alloc_init(1);
+        if self.try_charge_memcg(memcg, 1, true).is_err() {
+            let z = self.zone_of(pfn);
+            self.zones[z].free_order0(pfn.0 as u64);
+            return None;
+        }
+        self.cpu(self.cost.copy_page);
+        if self.profile.swapin_copies_large_tails == KsmSwapinCopy::CopyCounted {
+            self.shmem_stat.ksm_swpin_copy += 1;
+        }
+        self.anon_page_install(vma, index, pfn, memcg);
+        if !write {
+            self.vmas[v].wp_set(index);
+        }
+        // swap_free(entry): the PTE's reference goes; the slot stays while a swap-cache page
+        // holds it (the charge's reclaim may have freed the folio meanwhile).
+        self.vmas[v].swap[index as usize] = NO_SLOT;
+        let area = self.swap.as_mut().expect("a slot implies a swap area");
+        if area.cache_get(slot) != PageId::NIL {
+            area.set_cache_only(slot, true);
+        } else {
+            self.free_swap_slot(slot);
         }
         Some(pfn)
     }
