@@ -27,6 +27,22 @@ pub const NO_SLOT: u32 = u32::MAX;
 /// how many slots the allocator hands out from one run before it looks for a free run again.
 pub const SWAPFILE_CLUSTER: u64 = 512;
 
+/// Slot `slot`'s bit in a per-slot bitmap of [`SwapArea`] (false past its end).
+fn slot_bit(bits: &[u64], slot: u32) -> bool {
+    bits.get(slot as usize / 64).is_some_and(|w| w & (1 << (slot % 64)) != 0)
+}
+
+/// Set or clear slot `slot`'s bit in a per-slot bitmap of [`SwapArea`] (grown with `used`).
+fn set_slot_bit(bits: &mut [u64], slot: u32, on: bool) {
+    if let Some(w) = bits.get_mut(slot as usize / 64) {
+        if on {
+            *w |= 1 << (slot % 64);
+        } else {
+            *w &= !(1 << (slot % 64));
+        }
+    }
+}
+
 /// `struct swap_info_struct` of a swap area on a rotational device (no `cluster_info`, the
 /// allocation of mm/swapfile.c `scan_swap_map_slots()`), with its `swap_cgroup` map
 /// (mm/swap_cgroup.c: the memcg each slot is charged to).
@@ -369,35 +385,23 @@ impl SwapArea {
 
     /// Whether a swap slots cache holds slot `slot` (`SWAP_HAS_CACHE` alone).
     pub fn is_held(&self, slot: u32) -> bool {
-        self.held.get(slot as usize / 64).is_some_and(|w| w & (1 << (slot % 64)) != 0)
+        slot_bit(&self.held, slot)
     }
 
     /// Mark slot `slot` held by a swap slots cache, or not.
     pub(crate) fn set_held(&mut self, slot: u32, on: bool) {
-        if let Some(w) = self.held.get_mut(slot as usize / 64) {
-            if on {
-                *w |= 1 << (slot % 64);
-            } else {
-                *w &= !(1 << (slot % 64));
-            }
-        }
+        set_slot_bit(&mut self.held, slot, on);
     }
 
     /// Whether slot `slot` is held by its swap-cache page alone, no page table naming it
     /// (`cache_only`).
     pub fn is_cache_only(&self, slot: u32) -> bool {
-        self.cache_only.get(slot as usize / 64).is_some_and(|w| w & (1 << (slot % 64)) != 0)
+        slot_bit(&self.cache_only, slot)
     }
 
     /// Mark slot `slot` held by its swap-cache page alone, or not.
     pub(crate) fn set_cache_only(&mut self, slot: u32, on: bool) {
-        if let Some(w) = self.cache_only.get_mut(slot as usize / 64) {
-            if on {
-                *w |= 1 << (slot % 64);
-            } else {
-                *w &= !(1 << (slot % 64));
-            }
-        }
+        set_slot_bit(&mut self.cache_only, slot, on);
     }
 
     /// Slots held by their swap-cache page alone, and of them those no page caches (for the

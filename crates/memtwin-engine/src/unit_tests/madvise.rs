@@ -2,23 +2,31 @@
 
 use super::*;
 
-/// 16M of anonymous memory in a 64M memcg: written, `advice` on it, `then` (extra ops), and
-/// written again; with a 256M swap area unless `swap` is false.
-fn madv(swap: bool, ops: &str) -> String {
-    let swap = if swap { "swap = \"256M\"" } else { "" };
+/// 16M of anonymous memory in a 64M memcg: written, MADV_PAGEOUT of it, `then` (extra ops, a
+/// store of every page among them), on linux-6.1 with a 256M swap area unless `swap` is false.
+fn madv(swap: bool, then: &str) -> String {
+    madv_scenario("linux-6.1", if swap { "swap = \"256M\"" } else { "" }, "", "", "pageout", "", then)
+}
+
+/// The 16M scenario of [`madv`] on `profile`, with `machine`, `kernel` and `dev` lines added to
+/// those sections, `madvise(advice)` of `range` (an `offset`/`length` pair or nothing), then
+/// `then`; the madvise step is named after the advice.
+fn madv_scenario(profile: &str, machine: &str, kernel: &str, dev: &str, advice: &str, range: &str, then: &str) -> String {
     format!(
         r#"
 [scenario]
 name = "madv"
 [machine]
 ram = "1G"
-{swap}
+{machine}
 [kernel]
-profile = "linux-6.1"
+profile = "{profile}"
 cgroup = "v2"
+{kernel}
 [devices.sda]
 read_bw = "400M"
 write_bw = "400M"
+{dev}
 [cgroups.ct]
 "memory.max" = "64M"
 [tasks.t]
@@ -26,8 +34,8 @@ cgroup = "ct"
 ops = [
   {{ op = "mmap", name = "heap", size = "16M", step = "touch" }},
   {{ op = "touch", name = "heap", step = "touch" }},
-  {{ op = "madvise", name = "heap", advice = "pageout", step = "pageout" }},
-{ops}
+  {{ op = "madvise", name = "heap", advice = "{advice}"{range}, step = "{advice}" }},
+{then}
 ]
 "#
     )
@@ -103,37 +111,10 @@ fn madv_willneed_reads_swapped_anonymous_pages_6_1() {
     assert!(step_metric(&res, "read", "memcg.pgfault") >= 4096.0);
 }
 
-/// 16M of anonymous memory in 8 THPs (THP always) in a 64M memcg on `profile`, with a 256M
-/// swap area on a device that is `rotational` or not: written, `madvise(advice)` of
-/// `range` (an `offset`/`length` pair or nothing), then `then`.
+/// The 16M scenario of [`madv`] in 8 THPs (THP always) on `profile`, with a 256M swap area on
+/// a device that is `rotational` or not: `madvise(advice)` of `range`, then `then`.
 fn madv_thp(profile: &str, rotational: bool, advice: &str, range: &str, then: &str) -> String {
-    format!(
-        r#"
-[scenario]
-name = "madv-thp"
-[machine]
-ram = "1G"
-swap = "256M"
-[kernel]
-profile = "{profile}"
-cgroup = "v2"
-thp = "always"
-[devices.sda]
-read_bw = "400M"
-write_bw = "400M"
-rotational = {rotational}
-[cgroups.ct]
-"memory.max" = "64M"
-[tasks.t]
-cgroup = "ct"
-ops = [
-  {{ op = "mmap", name = "heap", size = "16M", step = "touch" }},
-  {{ op = "touch", name = "heap", step = "touch" }},
-  {{ op = "madvise", name = "heap", advice = "{advice}"{range}, step = "madvise" }},
-{then}
-]
-"#
-    )
+    madv_scenario(profile, "swap = \"256M\"", "thp = \"always\"", &format!("rotational = {rotational}"), advice, range, then)
 }
 
 /// mm/madvise.c 6.1 `madvise_cold_or_pageout_pte_range()`'s `pmd_trans_huge()` branch: a THP
@@ -146,14 +127,14 @@ ops = [
 #[test]
 fn madv_pageout_reclaims_whole_thps_6_1() {
     let res = run_checked(&madv_thp("linux-6.1", false, "pageout", "", ""));
-    let m = |k: &str| step_metric(&res, "madvise", k);
+    let m = |k: &str| step_metric(&res, "pageout", k);
     assert_eq!(step_metric(&res, "touch", "vmstat.thp_fault_alloc"), 8.0);
     assert_eq!((m("vmstat.thp_swpout"), m("vmstat.thp_swpout_fallback"), m("vmstat.thp_split_page")), (8.0, 0.0, 0.0));
     assert_eq!((m("vmstat.pswpout"), m("vmstat.thp_split_pmd")), (4096.0, 8.0));
     assert_eq!(m("memcg.anon_bytes"), 0.0, "unmapped");
     assert_eq!(m("memcg.swap_bytes"), 16.0 * 1048576.0);
     let res = run_checked(&madv_thp("linux-6.1", true, "pageout", "", ""));
-    let m = |k: &str| step_metric(&res, "madvise", k);
+    let m = |k: &str| step_metric(&res, "pageout", k);
     assert_eq!((m("vmstat.thp_swpout"), m("vmstat.thp_swpout_fallback"), m("vmstat.thp_split_page")), (0.0, 8.0, 8.0));
     assert_eq!(m("vmstat.pswpout"), 4096.0);
     assert_eq!(m("memcg.anon_bytes"), 0.0);
@@ -167,7 +148,7 @@ fn madv_pageout_reclaims_whole_thps_6_1() {
 #[test]
 fn madv_pageout_splits_a_partly_covered_thp_6_1() {
     let res = run_checked(&madv_thp("linux-6.1", false, "pageout", r#", offset = "1M", length = "14M""#, ""));
-    let m = |k: &str| step_metric(&res, "madvise", k);
+    let m = |k: &str| step_metric(&res, "pageout", k);
     assert_eq!((m("vmstat.thp_split_page"), m("vmstat.thp_swpout"), m("vmstat.thp_swpout_fallback")), (2.0, 6.0, 0.0));
     assert_eq!(m("vmstat.thp_split_pmd"), 8.0, "2 at the madvise split, 6 at the whole writes' unmap");
     assert_eq!(m("vmstat.pswpout"), 3584.0);
