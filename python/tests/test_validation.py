@@ -83,7 +83,7 @@ def test_there_is_a_validation_set():
     # tight-within pending, out on its write step; make_host_tmpfs_scenarios.py QUIET_SETS)
     # (+ 1, s59: host-tmpfs-tight-within, within and robust against s56q once the host's swap area is a file,
     # `[machine] swap_file = true`: 6.18 splits a large tmpfs folio at swap-out to a swap file)
-    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1 + 1 + 1 + 2 + 2 + 3 + 2 + 3 + 1 + 1 - 1 - 2 - 1 + 1 - 2 + 3 + 1 - 1 - 1 + 2 + 1
+    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1 + 1 + 1 + 2 + 2 + 3 + 2 + 3 + 1 + 1 - 1 - 2 - 1 + 1 - 2 + 3 + 1 - 1 - 1 + 2 + 1 + 2  # + 2: host-madv-pageout-thp, -part (madthp63)
     assert sum(n.startswith("host-tmpfs-") for n in names) == 3 + 3
     assert "host-ext4-tight-ra8192.toml" not in names and "host-ext4-tight-ra8192-queue.toml" in names
     assert "host-ext4-seq-tight-512m-ra8192.toml" not in names and "host-ext4-seq-tight-1g-ra8192.toml" not in names

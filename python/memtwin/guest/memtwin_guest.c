@@ -600,9 +600,12 @@ static char *rbuf; /* the read buffer, touched before the task joins its memcg *
 static size_t rbuf_len;
 
 /* Let the task's new mappings have transparent huge pages: PR_SET_THP_DISABLE (see main) is
- * per process, so it is lifted for the whole task, and the program's own large buffers are
- * kept out with MADV_NOHUGEPAGE first (khugepaged would collapse them into huge pages charged
- * to the task's memcg). Small heap allocations (the op lines) stay eligible. */
+ * per process, so it is lifted for the whole task, and every writable private mapping the
+ * program has at that point (its data and bss, heap, stack, its own large buffers, libc's) is
+ * kept out with MADV_NOHUGEPAGE first: with THP "always" khugepaged (max_ptes_none 511)
+ * collapses any 2 MiB range holding one page into a huge page charged to the task's memcg, which
+ * added 2-6 MiB of anon to a step of two of three host-madv-pageout-thp runs (madthp63). Only
+ * the scenario's own mappings, made after this, are eligible. */
 static int thp_for_mappings(void) {
     static int done;
     if (done) return 0;
@@ -614,6 +617,20 @@ static int thp_for_mappings(void) {
         uintptr_t e = ((uintptr_t)own[i].p + own[i].len) & ~(uintptr_t)(pg - 1);
         if (e > a && madvise((void *)a, e - a, MADV_NOHUGEPAGE) < 0) return -1;
     }
+    FILE *maps = fopen("/proc/self/maps", "r");
+    if (!maps) return -1;
+    char line[512];
+    while (fgets(line, sizeof line, maps)) {
+        unsigned long a, e;
+        char perms[5];
+        if (sscanf(line, "%lx-%lx %4s", &a, &e, perms) != 3 || perms[1] != 'w' || perms[3] != 'p') continue;
+        /* (special mappings such as [vvar] refuse it with EINVAL: nothing to keep out there) */
+        if (madvise((void *)a, e - a, MADV_NOHUGEPAGE) < 0 && errno != EINVAL) {
+            fclose(maps);
+            return -1;
+        }
+    }
+    fclose(maps);
     if (prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0) < 0) return -1;
     done = 1;
     return 0;
