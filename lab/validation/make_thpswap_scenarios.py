@@ -149,6 +149,7 @@ MADV_OPS = """  {{ op = "mmap", name = "heap", size = "32M", step = "touch" }},
   {{ op = "touch", name = "heap", step = "touch" }},
   {{ op = "madvise", name = "heap", advice = "pageout"{range}, step = "pageout" }},
   {{ op = "touch", name = "heap", step = "retouch" }},
+  {{ op = "munmap", name = "heap", step = "exit" }},
 """
 
 MADV_METRICS = [

@@ -478,6 +478,12 @@ pub struct Kernel {
     pub zswap: Option<crate::zswap::Zswap>,
     /// Swap writes in flight: (completion time, frame), earliest first.
     pub swap_wb_queue: std::collections::BinaryHeap<std::cmp::Reverse<(Nanos, u32)>>,
+    /// The large swap-cache folios whose head page a swap-in fault of 4.14-6.7 copied
+    /// (swapfile.rs `do_swap_page_copy()`): (the VMA, the head's page index in it, the folio's
+    /// head frame, its first slot). The kernel maps the head page itself, so zapping that PTE
+    /// frees the folio (`free_swap_cache()`) once no swap PTE names it; the engine does it at
+    /// the VMA's munmap ([`Kernel::free_copied_swapcache_folios`]).
+    pub swapcache_head_copies: Vec<(crate::memory::VmaId, u32, crate::types::PageId, u32)>,
     /// The running reclaim's plug of swap writes (`current->plug` between `blk_start_plug()`
     /// and `blk_finish_plug()` in `shrink_lruvec()`), and the pages of its requests in order
     /// (swapfile.rs `blk_flush_plug`).
@@ -659,6 +665,7 @@ impl Kernel {
             swap_slots: Default::default(),
             zswap: None,
             swap_wb_queue: Default::default(),
+            swapcache_head_copies: Vec::new(),
             swap_plug: Default::default(),
             pf_memalloc: false,
             swap_plug_pages: vec![],

@@ -1087,6 +1087,7 @@ impl Kernel {
         self.memcg_kmem_uncharge(memcg, ptes * crate::types::PAGE_SIZE);
         pages.clear();
         self.free_vma_swap(vma);
+        self.free_copied_swapcache_folios(vma);
         let vm = &mut self.vmas[v];
         vm.pages = pages;
         vm.wrprotect.clear();

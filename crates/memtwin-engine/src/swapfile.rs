@@ -1176,12 +1176,57 @@ impl Kernel {
         // holds it (the charge's reclaim may have freed the folio meanwhile).
         self.vmas[v].swap[index as usize] = NO_SLOT;
         let area = self.swap.as_mut().expect("a slot implies a swap area");
-        if area.cache_get(slot) != PageId::NIL {
+        let folio = area.cache_get(slot);
+        if folio != PageId::NIL {
             area.set_cache_only(slot, true);
+            if self.pages[folio].test(pg::HEAD) && self.pages[folio].index == slot {
+                // The head's fault: the kernel maps the folio's head page here.
+                self.swapcache_head_copies.push((vma, index, folio, slot));
+            }
         } else {
             self.free_swap_slot(slot);
         }
         Some(pfn)
+    }
+
+    /// `zap_pte_range()` -> `free_swap_cache()` (mm/swap_state.c 6.1) of the large swap-cache
+    /// folios whose head page `vma` mapped (4.14-6.7, [`Kernel::do_swap_page_copy`]), at its
+    /// munmap: a folio no swap PTE names any more (each of its slots held by the swap cache
+    /// alone) and not under writeback leaves the swap cache (`folio_free_swap()` ->
+    /// `delete_from_swap_cache()`, `put_swap_folio()`: its slots freed) and is freed, its 512
+    /// pages uncharged. One still named by a swap PTE stays to that PTE's zap (the engine then
+    /// splits it, [`Kernel::swap_free`]) or to reclaim; so does one under writeback.
+    pub(crate) fn free_copied_swapcache_folios(&mut self, vma: VmaId) {
+        if self.swapcache_head_copies.is_empty() {
+            return;
+        }
+        let mut links = std::mem::take(&mut self.swapcache_head_copies);
+        links.retain(|&(v, _, head, slot)| {
+            if v != vma {
+                return true;
+            }
+            let p = self.pages[head];
+            let area = self.swap.as_ref().expect("a copied folio had slots");
+            let whole = p.test(pg::HEAD) && p.test(pg::SWAPCACHE) && p.mapping == SWAPPER && p.index == slot && area.cache_get(slot) == head;
+            if whole && !p.test(pg::WRITEBACK) && (0..PAGEBLOCK_NR as u32).all(|i| area.is_cache_only(slot + i)) {
+                if self.folio_in_lru_batch(head) {
+                    self.folio_unbatch(head);
+                } else {
+                    let lv = self.folio_lruvec(head);
+                    self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, head);
+                }
+                for i in 0..PAGEBLOCK_NR as u32 {
+                    let area = self.swap.as_mut().expect("a copied folio had slots");
+                    area.cache_set(slot + i, PageId::NIL);
+                    area.set_cache_only(slot + i, false);
+                    self.free_swap_slot(slot + i);
+                }
+                self.free_pageblock(head);
+                self.uncharge_swapcache(p.memcg, PAGEBLOCK_NR);
+            }
+            false
+        });
+        self.swapcache_head_copies = links;
     }
 
     /// A swap-in of `slot` by a task in `memcg` that found nothing in the swap cache, with no

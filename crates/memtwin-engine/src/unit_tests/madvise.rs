@@ -238,6 +238,17 @@ fn a_swapped_out_thp_touched_again_is_copied_page_by_page_6_1_not_6_12() {
     k.try_to_free_mem_cgroup_pages(ct, 4096);
     assert_invariants(k);
     assert_eq!(k.swap.as_ref().unwrap().cache_only_slots().0, 0, "freed with the folios");
+    // munmap (a process's exit) frees the folios too, once written: the kernel's head PTE maps
+    // the folio's head page, whose zap frees it once no swap PTE names it (free_swap_cache();
+    // folio_free_swap() leaves a folio under writeback to reclaim).
+    let exit = format!("{retouch}\n  {{ op = \"sleep\", duration = \"1s\" }},\n  {{ op = \"munmap\", name = \"heap\", step = \"exit\" }},");
+    let res = run_checked(&madv_thp("linux-6.1", false, "pageout", "", &exit));
+    assert_eq!(step_metric(&res, "exit", "memcg.usage_bytes"), 0.0, "everything uncharged at munmap");
+    let mut s = sim(&madv_thp("linux-6.1", false, "pageout", "", &exit));
+    run_with(&mut s, |_| {});
+    let k = &s.kernel;
+    assert_eq!(k.swap_usage().1, k.swap_slots.held(), "munmap freed every slot but those the slots caches hold");
+    assert!(k.swapcache_head_copies.is_empty());
     let res = run_checked(&madv_thp("linux-6.12", false, "pageout", "", retouch));
     let m = |k: &str| step_metric(&res, "retouch", k);
     assert!(res.steps.iter().all(|s| s.metrics.iter().all(|(n, _)| n != "vmstat.ksm_swpin_copy")), "6.12: no copies counted");
