@@ -1189,6 +1189,17 @@ impl Kernel {
         Some(pfn)
     }
 
+    /// `lruvec_del_folio()` of a swap-cache folio about to be freed: off its LRU list, or out
+    /// of a CPU's lru_add batch (its slot emptied) when it still waits there.
+    fn folio_off_lru(&mut self, p: PageId) {
+        if self.folio_in_lru_batch(p) {
+            self.folio_unbatch(p);
+        } else {
+            let lv = self.folio_lruvec(p);
+            self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, p);
+        }
+    }
+
     /// `zap_pte_range()` -> `free_swap_cache()` (mm/swap_state.c 6.1) of the large swap-cache
     /// folios whose head page `vma` mapped (4.14-6.7, [`Kernel::do_swap_page_copy`]), at its
     /// munmap: a folio no swap PTE names any more (each of its slots held by the swap cache
@@ -1209,12 +1220,7 @@ impl Kernel {
             let area = self.swap.as_ref().expect("a copied folio had slots");
             let whole = p.test(pg::HEAD) && p.test(pg::SWAPCACHE) && p.mapping == SWAPPER && p.index == slot && area.cache_get(slot) == head;
             if whole && !p.test(pg::WRITEBACK) && (0..PAGEBLOCK_NR as u32).all(|i| area.is_cache_only(slot + i)) {
-                if self.folio_in_lru_batch(head) {
-                    self.folio_unbatch(head);
-                } else {
-                    let lv = self.folio_lruvec(head);
-                    self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, head);
-                }
+                self.folio_off_lru(head);
                 for i in 0..PAGEBLOCK_NR as u32 {
                     let area = self.swap.as_mut().expect("a copied folio had slots");
                     area.cache_set(slot + i, PageId::NIL);
@@ -1541,13 +1547,7 @@ impl Kernel {
             area.cache_set(slot, PageId::NIL);
             let p = self.pages[cached];
             if p.mapping == SWAPPER && p.index == slot && p.test(pg::SWAPCACHE) {
-                let lv = self.folio_lruvec(cached);
-                if self.folio_in_lru_batch(cached) {
-                    // (one in a CPU's lru_add batch: its slot emptied)
-                    self.folio_unbatch(cached);
-                } else {
-                    self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, cached);
-                }
+                self.folio_off_lru(cached);
                 if p.test(pg::WRITEBACK) {
                     // An unmapped page under swap-out: its write completes on its own.
                     self.vmstat.nr_writeback -= 1;
